@@ -1,0 +1,6 @@
+"""The one pooling core: a PoolSpec, its shape arithmetic, and its execution. Front ends only translate."""
+from .pool import pool
+from .shape import AxisPlan, axis_names, output_shape, plan, resolve_pads
+from .spec import PoolSpec
+
+__all__ = ["PoolSpec", "AxisPlan", "axis_names", "output_shape", "plan", "resolve_pads", "pool"]

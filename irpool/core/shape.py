@@ -1,0 +1,100 @@
+"""Output dims and resolved pads: the arithmetic OpenVINO's runtime and onnxruntime actually do.
+
+Per spatial axis (d = dilation, dk = (k-1)*d + 1):
+  same_upper/same_lower: total = max(0, (ceil(L/s) - 1)*s + dk - L); same_upper puts total//2 first,
+  same_lower puts total - total//2 first; valid: pads 0; explicit: the given pads.
+  num = L + pb + pe - dk (negative: an error), q = ceil(num/s) for ceil and ceil_torch, else floor(num/s);
+  floor and ceil give q + 1; ceil_torch gives q + 1 if q*s < L + pb (the last window starts inside the
+  input or the begin padding), else q.
+Each axis also carries the sentence that shows this arithmetic, for `check` and `explain`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import IRError
+from .spec import PoolSpec
+
+AXIS_NAMES = {1: ("H",), 2: ("H", "W"), 3: ("D", "H", "W")}
+
+
+def axis_names(n: int) -> tuple[str, ...]:
+    return AXIS_NAMES.get(n, tuple(f"S{i}" for i in range(n)))
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -((-a) // b)
+
+
+@dataclass(frozen=True)
+class AxisPlan:
+    """One spatial axis: input length, the resolved pads, the output length and how it was reached."""
+    name: str
+    length: int | None          # None: dynamic
+    kernel: int
+    stride: int
+    dilation: int
+    pad_begin: int | None       # None: depends on a dynamic length (same_*)
+    pad_end: int | None
+    out: int | None
+    arithmetic: str
+
+    @property
+    def dilated_kernel(self) -> int:
+        return (self.kernel - 1) * self.dilation + 1
+
+
+def resolve_pads(spec: PoolSpec, axis: int, length: int | None) -> tuple[int | None, int | None]:
+    """Pads actually applied on one axis: auto_pad decides, the explicit pads only when it is explicit."""
+    if spec.auto_pad == "explicit":
+        return spec.pads_begin[axis], spec.pads_end[axis]
+    if spec.auto_pad == "valid":
+        return 0, 0
+    if length is None:
+        return None, None
+    s, dk = spec.strides[axis], spec.dilated_kernel[axis]
+    total = max(0, (_ceil_div(length, s) - 1) * s + dk - length)
+    small = total // 2
+    return (small, total - small) if spec.auto_pad == "same_upper" else (total - small, small)
+
+
+def plan_axis(spec: PoolSpec, axis: int, length: int | None, name: str) -> AxisPlan:
+    k, s, d = spec.kernel[axis], spec.strides[axis], spec.dilations[axis]
+    dk = (k - 1) * d + 1
+    pb, pe = resolve_pads(spec, axis, length)
+    if length is None or pb is None:
+        return AxisPlan(name, length, k, s, d, pb, pe, None, f"{name}: input is dynamic, output cannot be known")
+    num = length + pb + pe - dk
+    dk_text = str(dk) if d == 1 else f"{dk} (kernel {k} dilated by {d})"
+    expr = f"({length} + {pb} + {pe} - {dk_text}) / {s}"
+    if num < 0:
+        raise IRError(f"{name}: the kernel does not fit the padded input: {length} + {pb} + {pe} - {dk} = {num} < 0"
+                      f" (dilated kernel {dk} is larger than the padded length {length + pb + pe})")
+    if spec.rounding == "floor":
+        q = num // s
+        return AxisPlan(name, length, k, s, d, pb, pe, q + 1, f"{name}: floor({expr}) + 1 = {q + 1}")
+    q = _ceil_div(num, s)
+    if spec.rounding == "ceil" or q * s < length + pb:
+        return AxisPlan(name, length, k, s, d, pb, pe, q + 1, f"{name}: ceil({expr}) + 1 = {q + 1}")
+    return AxisPlan(name, length, k, s, d, pb, pe, q,
+                    f"{name}: ceil({expr}) + 1 = {q + 1}, less the last window, which would start at"
+                    f" {q} * {s} = {q * s} >= {length} + {pb}: {q}")
+
+
+def plan(spec: PoolSpec, input_shape) -> tuple[AxisPlan, ...]:
+    """Plan every spatial axis of an input shape (dims may be None or negative for dynamic)."""
+    shape = tuple(None if d is None or int(d) < 0 else int(d) for d in input_shape)
+    axes = spec.spatial_axes(len(shape))
+    if len(shape) != spec.ndim + 2:
+        raise IRError(f"input has rank {len(shape)} but the kernel has {spec.ndim} spatial axes"
+                      f" (rank {spec.ndim + 2} expected)")
+    names = axis_names(spec.ndim)
+    return tuple(plan_axis(spec, i, shape[a], names[i]) for i, a in enumerate(axes))
+
+
+def output_shape(spec: PoolSpec, input_shape) -> tuple[int | None, ...]:
+    """The output shape; None where a dim is dynamic and cannot be known."""
+    shape = [None if d is None or int(d) < 0 else int(d) for d in input_shape]
+    for a, p in zip(spec.spatial_axes(len(shape)), plan(spec, shape)):
+        shape[a] = p.out
+    return tuple(shape)

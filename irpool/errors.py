@@ -1,0 +1,40 @@
+"""The one exception irpool raises for anything it refuses, carrying where it happened."""
+from __future__ import annotations
+
+
+class IRError(ValueError):
+    """A refusal: bad attributes, a shape that cannot be pooled, unreadable IR, a bad input array.
+
+    `where` fields are filled in by the front end that knows them (file, line, layer); the core raises
+    it bare and the IR/ONNX layers re-raise it with the location prefixed.
+    """
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
+                 layer_id: str | None = None, layer_name: str | None = None,
+                 layer_type: str | None = None):
+        self.reason = message
+        self.file, self.line = file, line
+        self.layer_id, self.layer_name, self.layer_type = layer_id, layer_name, layer_type
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = []
+        if self.file is not None or self.line is not None:
+            where.append(f"{self.file or '<string>'}:{self.line if self.line is not None else '?'}")
+        if self.layer_id is not None or self.layer_name is not None:
+            who = f"layer id={self.layer_id!s}"
+            if self.layer_name is not None:
+                who += f" name={self.layer_name!r}"
+            if self.layer_type is not None:
+                who += f" type={self.layer_type}"
+            where.append(who)
+        return (": ".join(where) + ": " if where else "") + self.reason
+
+    def located(self, **where) -> "IRError":
+        """A copy with location fields added (fields already set are kept)."""
+        fields = dict(file=self.file, line=self.line, layer_id=self.layer_id,
+                      layer_name=self.layer_name, layer_type=self.layer_type)
+        for k, v in where.items():
+            if fields.get(k) is None:
+                fields[k] = v
+        return IRError(self.reason, **fields)

@@ -1,0 +1,122 @@
+"""A slow, obviously-correct pooling: one Python loop per output element and per kernel tap.
+
+Written from DESIGN.md section 3 directly; shares no code with irpool.core (only reads PoolSpec fields).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+
+def ref_pads(length, k, s, d, auto_pad, pb, pe):
+    dk = (k - 1) * d + 1
+    if auto_pad == "explicit":
+        return pb, pe
+    if auto_pad == "valid":
+        return 0, 0
+    total = max(0, (math.ceil(length / s) - 1) * s + dk - length)
+    if auto_pad == "same_upper":
+        return total // 2, total - total // 2
+    return total - total // 2, total // 2
+
+
+def ref_out_len(length, k, s, d, pb, pe, rounding):
+    """None when the kernel does not fit (num < 0)."""
+    dk = (k - 1) * d + 1
+    num = length + pb + pe - dk
+    if num < 0:
+        return None
+    if rounding == "floor":
+        return num // s + 1
+    q = math.ceil(num / s)
+    if rounding == "ceil":
+        return q + 1
+    return q + 1 if q * s < length + pb else q
+
+
+def ref_plan(spec, spatial):
+    out = []
+    for i, length in enumerate(spatial):
+        pb, pe = ref_pads(length, spec.kernel[i], spec.strides[i], spec.dilations[i], spec.auto_pad,
+                          spec.pads_begin[i], spec.pads_end[i])
+        o = ref_out_len(length, spec.kernel[i], spec.strides[i], spec.dilations[i], pb, pe, spec.rounding)
+        out.append((pb, pe, o))
+    return out
+
+
+def ref_pool(x, spec):
+    """Returns (values, indices or None) in x's layout; indices always channels-first shaped."""
+    x = np.asarray(x)
+    if spec.layout == "channels_last":
+        x = np.moveaxis(x, -1, 1)
+    n_, c_ = x.shape[:2]
+    spatial = x.shape[2:]
+    plan = ref_plan(spec, spatial)
+    if any(o is None for _, _, o in plan):
+        return None, None
+    outs = [o for _, _, o in plan]
+    is_max = spec.reduction == "max"
+    vals = np.zeros((n_, c_) + tuple(outs), dtype=np.float64 if not is_max else x.dtype)
+    idx = np.zeros((n_, c_) + tuple(outs), dtype=np.int64)
+    plane = math.prod(spatial)
+    if is_max:
+        # DESIGN: float16 is computed in float32, whose lowest finite value is -inf in float16
+        lowest = (float("-inf") if x.dtype == np.float16
+                  else (np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min))
+    any_pad = any(pb or pe for pb, pe, _ in plan)
+    for n in range(n_):
+        for c in range(c_):
+            for o in itertools.product(*[range(v) for v in outs]):
+                best, best_i = lowest if is_max else None, None
+                total, count, count_onnx = 0.0, 0, 1
+                for ax in range(len(spatial)):   # ONNX include: window clipped to [-pb, L + pe), per axis
+                    pb, pe, _ = plan[ax]
+                    count_onnx *= sum(1 for t in range(spec.kernel[ax])
+                                      if -pb <= o[ax] * spec.strides[ax] - pb + t * spec.dilations[ax]
+                                      < spatial[ax] + pe)
+                for tap in itertools.product(*[range(k) for k in spec.kernel]):
+                    pos = [o[a] * spec.strides[a] - plan[a][0] + tap[a] * spec.dilations[a]
+                           for a in range(len(spatial))]
+                    if not all(0 <= p < L for p, L in zip(pos, spatial)):
+                        continue
+                    v = x[(n, c) + tuple(pos)]
+                    if is_max:
+                        if float(v) > float(best):
+                            best = v
+                            if spec.storage_order == 0:
+                                best_i = int(np.ravel_multi_index(pos, spatial))
+                            else:
+                                best_i = int(np.ravel_multi_index(pos, spatial, order="F"))
+                    else:
+                        count += 1
+                        total += float(v) if spec.reduction == "avg" else abs(float(v)) ** spec.p
+                if is_max:
+                    vals[(n, c) + o] = best
+                    idx[(n, c) + o] = (n * c_ + c) * plane + (best_i if best_i is not None else 0)
+                elif spec.reduction == "lp":
+                    vals[(n, c) + o] = total ** (1.0 / spec.p)
+                else:
+                    # OpenVINO's CPU plugin: a window starting at or past the end of an axis counts
+                    # L - start <= 0 there (probed on 2026.4: one such axis gives 0/0 = NaN or -0)
+                    if any(o[a] * spec.strides[a] - plan[a][0] >= L for a, L in enumerate(spatial)):
+                        count = 1
+                        for a, L in enumerate(spatial):
+                            start = o[a] * spec.strides[a] - plan[a][0]
+                            count *= L - start if start >= L else sum(
+                                1 for t in range(spec.kernel[a]) if 0 <= start + t * spec.dilations[a] < L)
+                    if spec.count == "exclude_pad":
+                        div = count
+                    elif spec.count == "include_openvino":
+                        div = math.prod(spec.kernel) if any_pad else count
+                    else:
+                        div = count_onnx
+                    vals[(n, c) + o] = total / div if div else float("nan")
+    axis = spec.index_axis % x.ndim
+    if axis:
+        idx %= math.prod(x.shape[axis:])
+    vals = vals.astype(x.dtype)
+    if spec.layout == "channels_last":
+        vals = np.moveaxis(vals, 1, -1)
+    return vals, (idx.astype(spec.index_dtype) if is_max else None)

@@ -1,0 +1,191 @@
+"""The pooling core: the seeds' worked examples, a property test against the slow reference, refusals."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from irpool import IRError
+from irpool.core import PoolSpec, output_shape, plan, pool
+from reference import ref_plan, ref_pool
+
+A = np.array([[[[-1, 2, 3], [4, 5, -6], [-7, 8, 9]]]], np.float32)
+B = np.array([[[[-1, 2, 3], [4, 5, -6], [-7, 8, 9]], [[2, -1, 5], [6, -7, 1], [8, 2, -3]]]], np.float32)
+C = np.array([[[[1, 2, 3], [4, 5, 6], [7, 8, 9]], [[10, 11, 12], [13, 14, 15], [16, 17, 18]]]], np.float32)
+
+# The seven worked examples of seeds/001 (OpenVINO MaxPool-8), values and indices as printed there.
+# Erratum: example 1 prints output0[1][3] = -6 and output1[1][3] = 5. That window (rows 0-1, cols 2-3,
+# col 3 being padding) holds 3 and -6, so the max is 3 at index 2; OpenVINO 2026.4's CPU plugin returns
+# 3 / 2 too (test_openvino_core.py::test_seed_example_1_erratum_matches_runtime).
+OV_EXAMPLES = [
+    ("1 explicit", A, dict(strides=(1, 1), pads_begin=(1, 1), pads_end=(1, 1), kernel=(2, 2)),
+     [[[[-1, 2, 3, 3], [4, 5, 5, 3], [4, 8, 9, 9], [-7, 8, 9, 9]]]],
+     [[[[0, 1, 2, 2], [3, 4, 4, 2], [3, 7, 8, 8], [6, 7, 8, 8]]]]),
+    ("2 valid 1d", np.array([[[-1, 2, 3, 5, -7, 9, 1]]], np.float32),
+     dict(strides=(1,), kernel=(3,), auto_pad="valid"), [[[3, 5, 5, 9, 9]]], [[[2, 3, 3, 5, 5]]]),
+    ("3 same_lower", A, dict(strides=(1, 1), kernel=(2, 2), auto_pad="same_lower"),
+     [[[[-1, 2, 3], [4, 5, 5], [4, 8, 9]]]], [[[[0, 1, 2], [3, 4, 4], [3, 7, 8]]]]),
+    ("4 same_upper", B, dict(strides=(1, 1), kernel=(2, 2), auto_pad="same_upper"),
+     [[[[5, 5, 3], [8, 9, 9], [8, 9, 9]], [[6, 5, 5], [8, 2, 1], [8, 2, -3]]]],
+     [[[[4, 4, 2], [7, 8, 8], [7, 8, 8]], [[12, 11, 11], [15, 16, 14], [15, 16, 17]]]]),
+    ("5 valid ceil", A, dict(strides=(2, 2), kernel=(2, 2), rounding="ceil", auto_pad="valid"),
+     [[[[5, 3], [8, 9]]]], [[[[4, 2], [7, 8]]]]),
+    ("6 dilated", C[:, :1], dict(strides=(1, 1), kernel=(2, 2), dilations=(2, 2), pads_begin=(1, 1),
+                                 pads_end=(1, 1)),
+     [[[[5, 6, 5], [8, 9, 8], [5, 6, 5]]]], [[[[4, 5, 4], [7, 8, 7], [4, 5, 4]]]]),
+    ("7 axis=2", C, dict(strides=(1, 1), kernel=(2, 2), index_axis=2),
+     [[[[5, 6], [8, 9]], [[14, 15], [17, 18]]]], [[[[4, 5], [7, 8]], [[4, 5], [7, 8]]]]),
+]
+
+
+@pytest.mark.parametrize("name,x,attrs,values,indices", OV_EXAMPLES, ids=[e[0] for e in OV_EXAMPLES])
+def test_openvino_maxpool8_worked_examples(name, x, attrs, values, indices):
+    y, i = pool(x, PoolSpec(**attrs), indices=True)
+    np.testing.assert_array_equal(y, np.array(values, np.float32))
+    np.testing.assert_array_equal(i, np.array(indices, np.int64))
+    assert i.dtype == np.int64
+
+
+X5 = np.arange(1, 26, dtype=np.float32).reshape(1, 1, 5, 5)
+X4 = np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4)
+# The worked ONNX MaxPool examples of seeds/000 with fixed data, in the core's ONNX reading
+# (ceil_mode=1 is ceil_torch; NOTSET is explicit).
+ONNX_EXAMPLES = [
+    ("2d_uint8", X5.astype(np.uint8), dict(kernel=(5, 5), pads_begin=(2, 2), pads_end=(2, 2)),
+     [[13, 14, 15, 15, 15], [18, 19, 20, 20, 20], [23, 24, 25, 25, 25], [23, 24, 25, 25, 25],
+      [23, 24, 25, 25, 25]],
+     [[12, 13, 14, 14, 14], [17, 18, 19, 19, 19], [22, 23, 24, 24, 24], [22, 23, 24, 24, 24],
+      [22, 23, 24, 24, 24]]),
+    ("2d_precomputed_strides", X5, dict(kernel=(2, 2), strides=(2, 2)), [[7, 9], [17, 19]], [[6, 8], [16, 18]]),
+    ("with_argmax_storage_order_1", X5, dict(kernel=(2, 2), strides=(2, 2), storage_order=1),
+     [[7, 9], [17, 19]], [[6, 16], [8, 18]]),
+    ("2d_precomputed_same_upper", X5, dict(kernel=(3, 3), strides=(2, 2), auto_pad="same_upper"),
+     [[7, 9, 10], [17, 19, 20], [22, 24, 25]], None),
+    ("2d_ceil", X4, dict(kernel=(3, 3), strides=(2, 2), rounding="ceil_torch"), [[11, 12], [15, 16]], None),
+    ("2d_dilations", X4, dict(kernel=(2, 2), dilations=(2, 2)), [[11, 12], [15, 16]], None),
+]
+
+
+@pytest.mark.parametrize("name,x,attrs,values,indices", ONNX_EXAMPLES, ids=[e[0] for e in ONNX_EXAMPLES])
+def test_onnx_maxpool_worked_examples(name, x, attrs, values, indices):
+    y, i = pool(x, PoolSpec(**attrs), indices=True)
+    np.testing.assert_array_equal(y, np.array([[values]], x.dtype))
+    assert y.dtype == x.dtype
+    if indices is not None:
+        np.testing.assert_array_equal(i, np.array([[indices]], np.int64))
+
+
+def test_design_shape_message_example():
+    # DESIGN section 2: H: floor((32 + 1 + 1 - 2) / 2) + 1 = 17
+    p = plan(PoolSpec(kernel=(2, 2), strides=(2, 2), pads_begin=(1, 1), pads_end=(1, 1)), (1, 3, 32, 32))
+    assert p[0].arithmetic == "H: floor((32 + 1 + 1 - 2) / 2) + 1 = 17"
+    assert [a.out for a in p] == [17, 17]
+
+
+def test_seed_same_upper_ir_example_is_16_not_32():
+    # DESIGN section 3: the seed's first IR example declares 32x32; the runtime computes 16x16.
+    spec = PoolSpec(kernel=(2, 2), strides=(2, 2), pads_begin=(1, 1), pads_end=(1, 1), auto_pad="same_upper")
+    assert output_shape(spec, (1, 3, 32, 32)) == (1, 3, 16, 16)
+
+
+def test_dynamic_dims_stay_unknown():
+    spec = PoolSpec(kernel=(3, 3), strides=(2, 2), auto_pad="same_lower")
+    assert output_shape(spec, (-1, 3, None, 10)) == (None, 3, None, 5)
+
+
+DTYPES_MAX = ["float16", "float32", "float64", "int8", "uint8", "int32", "int64"]
+DTYPES_SUM = ["float16", "float32", "float64"]
+
+
+@st.composite
+def cases(draw):
+    nd = draw(st.integers(1, 3))
+    reduction = draw(st.sampled_from(["max", "avg", "lp"]))
+    dtype = draw(st.sampled_from(DTYPES_MAX if reduction == "max" else DTYPES_SUM))
+    spatial = tuple(draw(st.lists(st.integers(1, 7 if nd < 3 else 5), min_size=nd, max_size=nd)))
+    ints = lambda lo, hi: tuple(draw(st.lists(st.integers(lo, hi), min_size=nd, max_size=nd)))  # noqa: E731
+    spec = dict(kernel=ints(1, 4), strides=ints(1, 3), dilations=ints(1, 3), pads_begin=ints(0, 3),
+                pads_end=ints(0, 3), rounding=draw(st.sampled_from(["floor", "ceil", "ceil_torch"])),
+                auto_pad=draw(st.sampled_from(["explicit", "same_upper", "same_lower", "valid"])),
+                reduction=reduction, layout=draw(st.sampled_from(["channels_first", "channels_last"])))
+    if reduction == "avg":
+        spec["count"] = draw(st.sampled_from(["exclude_pad", "include_openvino", "include_onnx"]))
+    if reduction == "lp":
+        spec["p"] = draw(st.sampled_from([1, 2, 3, 1.5]))
+    if reduction == "max":
+        spec["index_axis"] = draw(st.integers(-(nd + 2), nd + 1))
+        spec["index_dtype"] = draw(st.sampled_from(["int32", "int64"]))
+        spec["storage_order"] = draw(st.integers(0, 1))
+    n, c = draw(st.integers(1, 2)), draw(st.integers(1, 3))
+    shape = (n, c) + spatial if spec["layout"] == "channels_first" else (n,) + spatial + (c,)
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    x = rng.integers(-3, 4, size=shape)          # small integers: many ties, exact sums
+    dt = np.dtype(dtype)
+    if dt.kind == "u":
+        x = np.abs(x)
+    x = x.astype(dt)
+    if dt.kind == "f" and x.size and draw(st.booleans()):
+        flat = x.reshape(-1)
+        flat[rng.integers(0, x.size, size=max(1, x.size // 5))] = rng.choice([np.nan, -np.inf, np.inf])
+    return PoolSpec(**spec), x
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases())
+def test_core_matches_reference(case):
+    spec, x = case
+    want_y, want_i = ref_pool(x, spec)
+    if want_y is None:                     # the kernel does not fit the padded input
+        with pytest.raises(IRError, match="does not fit"):
+            pool(x, spec)
+        return
+    if spec.reduction == "max":
+        y, i = pool(x, spec, indices=True)
+        np.testing.assert_array_equal(y, want_y)
+        np.testing.assert_array_equal(i, want_i)
+        assert i.dtype == np.dtype(spec.index_dtype)
+    else:
+        y = pool(x, spec)
+        tol = 2e-3 if x.dtype == np.float16 else 1e-5
+        np.testing.assert_allclose(y.astype(np.float64), want_y.astype(np.float64), rtol=tol, atol=tol)
+    assert y.dtype == x.dtype and y.shape == want_y.shape
+    # the shape arithmetic agrees with the reference's independent one
+    spatial = x.shape[2:] if spec.layout == "channels_first" else x.shape[1:-1]
+    assert [(a.pad_begin, a.pad_end, a.out) for a in plan(spec, x.shape)] == ref_plan(spec, spatial)
+
+
+def test_float16_sums_accumulate_wider_than_float16():
+    x = np.full((1, 1, 4096), 1.0, np.float16)
+    y = pool(x, PoolSpec(kernel=(4096,), reduction="avg"))
+    assert y.dtype == np.float16 and y[0, 0, 0] == 1.0        # a float16 running sum would stall at 2048
+
+
+@pytest.mark.parametrize("attrs,message", [
+    (dict(kernel=(2, 2), strides=(0, 1)), "strides value 0"),
+    (dict(kernel=(2, 2), dilations=(1, 0)), "dilations value 0"),
+    (dict(kernel=(2, 2), strides=(1,)), "strides has 1 values"),
+    (dict(kernel=(2, 2), pads_end=(1, 1, 1)), "pads_end has 3 values"),
+    (dict(kernel=(0, 2)), "kernel value 0"),
+    (dict(kernel=(2, 2), pads_begin=(-1, 0)), "pads_begin value -1"),
+    (dict(kernel=(2,), rounding="round"), "rounding must be one of"),
+    (dict(kernel=(2,), auto_pad="notset"), "auto_pad must be one of"),
+    (dict(kernel=(2,), reduction="lp", p=0), "p must be a positive"),
+    (dict(kernel=("x",)), "kernel must be a list of integers"),
+])
+def test_spec_refusals(attrs, message):
+    with pytest.raises(IRError, match=message):
+        PoolSpec(**attrs)
+
+
+def test_execution_refusals():
+    x = np.zeros((1, 1, 4, 4), np.float32)
+    with pytest.raises(IRError, match="does not fit"):
+        pool(x, PoolSpec(kernel=(5, 5)))
+    with pytest.raises(IRError, match="rank 4"):
+        pool(x, PoolSpec(kernel=(2,)))
+    with pytest.raises(IRError, match="axis 4 is out of range"):
+        pool(x, PoolSpec(kernel=(2, 2), index_axis=4), indices=True)
+    with pytest.raises(IRError, match="takes float16/32/64"):
+        pool(x.astype(np.int32), PoolSpec(kernel=(2, 2), reduction="avg"))
+    with pytest.raises(IRError, match="does not take element type bool"):
+        pool(x.astype(bool), PoolSpec(kernel=(2, 2)))
+    assert issubclass(IRError, ValueError)
