@@ -11,8 +11,8 @@ class IRError(ValueError):
 
     def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
                  layer_id: str | None = None, layer_name: str | None = None,
-                 layer_type: str | None = None):
-        self.reason = message
+                 layer_type: str | None = None, code: str = "refused"):
+        self.reason, self.code = message, code
         self.file, self.line = file, line
         self.layer_id, self.layer_name, self.layer_type = layer_id, layer_name, layer_type
         super().__init__(self._render())
@@ -37,4 +37,4 @@ class IRError(ValueError):
         for k, v in where.items():
             if fields.get(k) is None:
                 fields[k] = v
-        return IRError(self.reason, **fields)
+        return IRError(self.reason, code=self.code, **fields)

@@ -1,0 +1,32 @@
+"""irpool explain: the shape arithmetic of each pooling layer, axis by axis, as text."""
+from __future__ import annotations
+
+from ..core import plan
+from ..errors import IRError
+from .layers import interpret, is_pooling
+from .parse import parse
+
+
+def explain(source, layer_id: str | None = None) -> str:
+    net = parse(source)
+    out = []
+    layers = [lay for lay in net.layers if is_pooling(lay) and (layer_id is None or lay.id == layer_id)]
+    if layer_id is not None and not layers:
+        raise IRError(f"no pooling layer has id {layer_id}", file=net.file, code="no-such-layer")
+    for layer in layers:
+        head = f"layer id={layer.id} name={layer.name!r} {layer.type} ({layer.version}), line {layer.line}"
+        try:
+            pl = interpret(layer, net.file)
+            x = layer.inputs[0]
+            s = pl.spec
+            out.append(f"{head}: {pl.op}, auto_pad={s.auto_pad}, rounding_type={s.rounding}")
+            out.append(f"  input [{','.join(map(str, x.raw_dims))}]")
+            for p in plan(s, x.dims):
+                pads = f"pads {p.pad_begin}+{p.pad_end}" if p.pad_begin is not None else "pads unknown"
+                out.append(f"  {p.arithmetic}   (kernel {p.kernel}, stride {p.stride}, dilation {p.dilation},"
+                           f" {pads})")
+            for port in layer.outputs:
+                out.append(f"  declared output port {port.id}: [{','.join(map(str, port.raw_dims))}]")
+        except IRError as e:
+            out.append(f"{head}: cannot be computed: {e.reason}")
+    return "\n".join(out)

@@ -1,0 +1,163 @@
+"""irpool.run: execute a pooling snippet, or a net of Parameter, pooling and Result layers."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import pool
+from ..errors import IRError
+from .check import parameter_shape
+from .layers import dtype_of, interpret, is_pooling
+from .parse import Layer, Net, parse
+
+RUNNABLE = ("Parameter", "Result", "MaxPool", "AvgPool")
+
+
+def run(source, inputs) -> dict:
+    """Snippet: {output port id: array}. Net: {Result layer name: array}, in the order Results appear."""
+    net = parse(source)
+    if net.problems:
+        line, message = net.problems[0]
+        raise IRError(message, file=net.file, line=line, code="bad-structure")
+    if net.is_snippet:
+        return _run_snippet(net, inputs)
+    return _run_net(net, inputs)
+
+
+def _execute(layer: Layer, file, x) -> list:
+    pl = interpret(layer, file)
+    x = np.asarray(x)
+    declared = layer.inputs[0].dims
+    if x.ndim != len(declared) or any(d is not None and d != s for d, s in zip(declared, x.shape)):
+        raise IRError(f"input array has shape {list(x.shape)}, input port {layer.inputs[0].id} declares"
+                      f" [{','.join(map(str, layer.inputs[0].raw_dims))}]", code="bad-input",
+                      **layer.where(file, layer.inputs[0].line))
+    try:
+        if pl.outputs == 2:
+            return list(pool(x, pl.spec, indices=True))
+        return [pool(x, pl.spec)]
+    except IRError as e:
+        raise e.located(**layer.where(file)) from None
+
+
+def _run_snippet(net: Net, inputs) -> dict:
+    layer = net.layers[0]
+    if not is_pooling(layer):
+        raise IRError(f"irpool runs MaxPool and AvgPool layers, not {layer.type}", code="unsupported",
+                      **layer.where(net.file))
+    if isinstance(inputs, dict):
+        if set(inputs) - {"0", layer.inputs[0].id if layer.inputs else "0"} or len(inputs) != 1:
+            raise IRError(f"a bare layer takes one input array (or {{'0': array}}), got keys {sorted(inputs)}",
+                          code="bad-input", **layer.where(net.file))
+        inputs = next(iter(inputs.values()))
+    outs = _execute(layer, net.file, inputs)
+    ids = [p.id for p in layer.outputs] + [str(i + 1) for i in range(len(layer.outputs), len(outs))]
+    return dict(zip(ids, outs))
+
+
+def _feed(layer: Layer, file, x) -> np.ndarray:
+    """Check an input array against its Parameter's declared shape and element type."""
+    x = np.asarray(x)
+    try:
+        shape = parameter_shape(layer)
+    except ValueError:
+        raise IRError(f'Parameter shape="{layer.data.get("shape")}" is not a shape', code="bad-attribute",
+                      **layer.where(file, layer.data_line)) from None
+    if shape is None and layer.outputs:
+        shape = layer.outputs[0].dims
+    if shape is not None:
+        ok = len(shape) == x.ndim and all(
+            s is None or (s == n if isinstance(s, int) else s[0] <= n and (s[1] is None or n <= s[1]))
+            for s, n in zip(shape, x.shape))
+        if not ok:
+            raise IRError(f"input {layer.name!r} has shape {list(x.shape)}, the Parameter declares"
+                          f" {layer.data.get('shape')}", code="bad-input", **layer.where(file))
+    et = layer.data.get("element_type") or (layer.outputs[0].precision if layer.outputs else None)
+    want = dtype_of(et)
+    if et is not None and want is None:
+        raise IRError(f"Parameter element_type {et!r} is not one irpool can run", code="unsupported",
+                      **layer.where(file, layer.data_line))
+    if want is not None and x.dtype != np.dtype(want):
+        raise IRError(f"input {layer.name!r} has element type {x.dtype}, the Parameter declares {et}",
+                      code="bad-input", **layer.where(file))
+    return x
+
+
+def _bind_inputs(params: list, file, inputs) -> dict:
+    """Parameter layer id -> array, from a name/tensor-name mapping or a lone array."""
+    if not isinstance(inputs, dict):
+        if len(params) != 1:
+            raise IRError(f"the net has {len(params)} Parameters; give inputs as a dict by name", file=file,
+                          code="bad-input")
+        return {params[0].id: inputs}
+    names = {}
+    for p in params:
+        keys = {p.name} | {n.strip() for port in p.outputs for n in (port.names or "").split(",") if n.strip()}
+        for k in keys:
+            names[k] = p
+    unknown = [k for k in inputs if k not in names]
+    if unknown:
+        raise IRError(f"no Parameter is named {', '.join(map(repr, unknown))}; the net's inputs are"
+                      f" {', '.join(repr(p.name) for p in params)}", file=file, code="bad-input")
+    bound = {}
+    for k, v in inputs.items():
+        bound[names[k].id] = v
+    missing = [p for p in params if p.id not in bound]
+    if missing:
+        raise IRError(f"no input given for Parameter {missing[0].name!r}", code="bad-input",
+                      **missing[0].where(file))
+    return bound
+
+
+def _run_net(net: Net, inputs) -> dict:
+    file = net.file
+    seen = set()
+    for layer in net.layers:
+        if layer.id in seen:
+            raise IRError(f"layer id {layer.id} is used twice", code="duplicate-id", **layer.where(file))
+        seen.add(layer.id)
+        if layer.type not in RUNNABLE:
+            raise IRError(f"irpool runs nets of Parameter, MaxPool, AvgPool and Result layers, not {layer.type}",
+                          code="unsupported", **layer.where(file))
+    params = [lay for lay in net.layers if lay.type == "Parameter"]
+    bound = _bind_inputs(params, file, inputs)
+    feeds = {}          # (to-layer, to-port) -> (from-layer, from-port)
+    for e in net.edges:
+        if net.layer(e.from_layer) is None or net.layer(e.to_layer) is None:
+            raise IRError(f"edge {e.from_layer}:{e.from_port} -> {e.to_layer}:{e.to_port} names a missing layer",
+                          file=file, line=e.line, code="edge-mismatch")
+        if (e.to_layer, e.to_port) in feeds:
+            raise IRError(f"input port {e.to_port} of layer {e.to_layer} is fed by two edges", file=file,
+                          line=e.line, code="edge-mismatch")
+        feeds[(e.to_layer, e.to_port)] = (e.from_layer, e.from_port)
+    values = {}         # (layer id, output port id) -> array
+    results = {}
+    pending = [lay for lay in net.layers]
+    while pending:
+        progressed = False
+        for layer in list(pending):
+            if layer.type == "Parameter":
+                port = layer.outputs[0].id if layer.outputs else "0"
+                values[(layer.id, port)] = _feed(layer, file, bound[layer.id])
+            else:
+                if not layer.inputs:
+                    raise IRError(f"{layer.type} layer has no input port", code="bad-structure",
+                                  **layer.where(file))
+                src = feeds.get((layer.id, layer.inputs[0].id))
+                if src is None:
+                    raise IRError(f"input port {layer.inputs[0].id} is not fed by any edge", code="edge-mismatch",
+                                  **layer.where(file, layer.inputs[0].line))
+                if src not in values:
+                    continue
+                if layer.type == "Result":
+                    results[layer.id] = values[src]
+                else:
+                    outs = _execute(layer, file, values[src])
+                    for port, arr in zip(layer.outputs, outs):
+                        values[(layer.id, port.id)] = arr
+            pending.remove(layer)
+            progressed = True
+        if not progressed:
+            stuck = pending[0]
+            raise IRError("the layer's input is never computed (a cycle, or an edge from a missing port)",
+                          code="edge-mismatch", **stuck.where(file))
+    return {lay.name: results[lay.id] for lay in net.layers if lay.type == "Result"}
