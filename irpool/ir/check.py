@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..core import plan
 from ..errors import IRError
-from .layers import dtype_of, input_types, interpret, is_pooling
+from .layers import check_dims, dtype_of, input_types, interpret, is_pooling
 from .parse import Layer, Net, parse, parse_dim
 
 
@@ -96,6 +96,7 @@ def _spec_text_out(p, auto_pad: str, rounding: str):
 def _check_pooling(layer: Layer, file, add) -> None:
     try:
         pl = interpret(layer, file)
+        check_dims(pl, layer.inputs[0].dims, file)
     except IRError as e:
         add(_from_error(e, layer, file))
         return

@@ -126,13 +126,19 @@ def interpret(layer: Layer, file: str | None) -> PoolLayer:
     if "axis" in attrs and not -rank <= attrs["axis"] < rank:
         raise IRError(f"{op}: axis {attrs['axis']} is out of the range [{-rank}, {rank - 1}] of an input of"
                       f" rank {rank}", code="bad-attribute", **where)
-    if definition["reduction"] == "avg" and spec.count == "exclude_pad":
-        for i, (k, pb, pe) in enumerate(zip(spec.dilated_kernel, spec.pads_begin, spec.pads_end)):
-            if spec.auto_pad == "explicit" and not (k > pb and k > pe):
-                raise IRError(f"{op}: with exclude-pad, the (dilated) kernel {k} of spatial axis {i} must be larger"
-                              f" than its pads ({pb}, {pe}): a window would lie entirely in the padding",
-                              code="bad-attribute", **where)
     return PoolLayer(layer, op, spec, definition["outputs"], attrs, unknown)
+
+
+def check_dims(pl: PoolLayer, dims, file: str | None) -> None:
+    """OpenVINO's refusals that depend on the input dims; a dynamic dim (None) is not judged, as OpenVINO
+    judges it only once the shape is known (at inference)."""
+    spec = pl.spec
+    if spec.reduction == "avg" and spec.count == "exclude_pad" and spec.auto_pad == "explicit":
+        for i, (k, pb, pe) in enumerate(zip(spec.dilated_kernel, spec.pads_begin, spec.pads_end)):
+            if dims[2 + i] is not None and not (k > pb and k > pe):
+                raise IRError(f"{pl.op}: with exclude-pad, the (dilated) kernel {k} of spatial axis {i} must be"
+                              f" larger than its pads ({pb}, {pe}): a window would lie entirely in the padding",
+                              code="bad-attribute", **pl.layer.where(file, pl.layer.data_line))
 
 
 def input_types(op: str) -> list:

@@ -6,7 +6,7 @@ import numpy as np
 from ..core import pool
 from ..errors import IRError
 from .check import parameter_shape
-from .layers import dtype_of, interpret, is_pooling
+from .layers import check_dims, dtype_of, interpret, is_pooling
 from .parse import Layer, Net, parse
 
 RUNNABLE = ("Parameter", "Result", "MaxPool", "AvgPool")
@@ -31,6 +31,7 @@ def _execute(layer: Layer, file, x) -> list:
         raise IRError(f"input array has shape {list(x.shape)}, input port {layer.inputs[0].id} declares"
                       f" [{','.join(map(str, layer.inputs[0].raw_dims))}]", code="bad-input",
                       **layer.where(file, layer.inputs[0].line))
+    check_dims(pl, x.shape, file)
     try:
         if pl.outputs == 2:
             return list(pool(x, pl.spec, indices=True))

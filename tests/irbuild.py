@@ -1,0 +1,55 @@
+"""Write IR XML for a layer configuration (see ovbuild.random_config) by hand, with no irpool code.
+
+Used where openvino's Python API would refuse to build the layer at all, so that OpenVINO's read_model and
+irpool see the very same bytes.
+"""
+from __future__ import annotations
+
+PRECISION = {"float32": "FP32", "float16": "FP16", "int32": "I32", "uint8": "U8", "int8": "I8", "int64": "I64"}
+ELEMENT = {"float32": "f32", "float16": "f16", "int32": "i32", "uint8": "u8", "int8": "i8", "int64": "i64"}
+
+
+def _port(pid, dims, precision):
+    return (f'<port id="{pid}" precision="{precision}">' + "".join(f"<dim>{d}</dim>" for d in dims) + "</port>")
+
+
+def layer_data(cfg: dict) -> str:
+    attrs = dict(strides=cfg["strides"], pads_begin=cfg["pads_begin"], pads_end=cfg["pads_end"],
+                 kernel=cfg["kernel"], rounding_type=cfg["rounding_type"], auto_pad=cfg["auto_pad"])
+    for k in ("dilations", "index_element_type", "axis"):
+        if k in cfg:
+            attrs[k] = cfg[k]
+    if "exclude_pad" in cfg:
+        attrs["exclude-pad"] = "true" if cfg["exclude_pad"] else "false"
+    return " ".join(f'{k}="{",".join(map(str, v)) if isinstance(v, (list, tuple)) else v}"' for k, v in attrs.items())
+
+
+def net_xml(cfg: dict, out_dims=None) -> str:
+    """Parameter -> pooling layer -> one Result per output. Output dims default to -1 (unknown)."""
+    shape, prec = cfg["shape"], PRECISION[cfg["dtype"]]
+    n_out = 2 if cfg["op"] == "MaxPool" and cfg["version"] >= 8 else 1
+    out_dims = out_dims or [-1] * len(shape)
+    outs = [_port(1, out_dims, prec)]
+    if n_out == 2:
+        outs.append(_port(2, out_dims, cfg.get("index_element_type", "i64").upper()))
+    results = "".join(
+        f'<layer id="{2 + i}" name="out{i}" type="Result" version="opset1"><input>{_port(0, out_dims, "FP32")}'
+        f"</input></layer>" for i in range(n_out))
+    edges = "".join(f'<edge from-layer="1" from-port="{1 + i}" to-layer="{2 + i}" to-port="0"/>' for i in range(n_out))
+    return f"""<?xml version="1.0"?>
+<net name="hand" version="11">
+<layers>
+<layer id="0" name="x" type="Parameter" version="opset1">
+<data shape="{",".join(map(str, shape))}" element_type="{ELEMENT[cfg["dtype"]]}"/>
+<output>{_port(0, shape, prec)}</output>
+</layer>
+<layer id="1" name="pool" type="{cfg["op"]}" version="opset{cfg["version"]}">
+<data {layer_data(cfg)}/>
+<input>{_port(0, shape, prec)}</input>
+<output>{"".join(outs)}</output>
+</layer>
+{results}
+</layers>
+<edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>{edges}</edges>
+</net>
+"""

@@ -1,0 +1,128 @@
+"""IR written by OpenVINO itself: irpool.check must find it clean, irpool.run must equal the CPU plugin,
+and whatever OpenVINO refuses irpool refuses too."""
+import copy
+
+import numpy as np
+import pytest
+
+import irpool
+from irbuild import net_xml
+from ovbuild import ov_model, ov_outputs, random_config, random_input
+
+ov = pytest.importorskip("openvino")
+
+
+def _compare(got, want, cfg):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype, (cfg, g.shape, w.shape, g.dtype, w.dtype)
+        if g.dtype.kind == "f" and cfg["op"] == "AvgPool":
+            tol = 2e-3 if g.dtype == np.float16 else 1e-5
+            np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=tol, atol=tol, err_msg=str(cfg))
+        else:
+            np.testing.assert_array_equal(g, w, err_msg=str(cfg))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_saved_ir_is_clean_and_runs_like_openvino(seed, tmp_path):
+    rng = np.random.default_rng(7000 + seed)
+    done = set()
+    ran = 0
+    for i in range(40):
+        cfg = random_config(rng, dynamic=bool(rng.random() < 0.3))
+        try:
+            model = ov_model(cfg)
+        except RuntimeError:
+            continue
+        path = tmp_path / f"m{i}.xml"
+        ov.save_model(model, path, compress_to_fp16=False)
+        report = irpool.check(path)
+        assert report.ok, [str(f) for f in report.findings]
+        static = {k: v for k, v in cfg.items() if k != "dynamic_axes"}
+        x = random_input(rng, cfg)
+        # a dynamic same_* axis runs with pads 0 in the CPU plugin (a runtime bug): compare with the static net
+        try:
+            want = ov_outputs(static, x)
+        except RuntimeError:                 # the concrete input does not fit the kernel: both refuse
+            with pytest.raises(irpool.IRError):
+                irpool.run(path, {"x": x})
+            continue
+        got = list(irpool.run(path, {"x": x}).values())
+        _compare(got, want, cfg)
+        done.add((cfg["op"], cfg["version"], len(cfg["shape"]), cfg["dtype"], bool(cfg.get("dynamic_axes"))))
+        ran += 1
+    assert ran >= 15
+
+
+def test_random_configs_cover_the_space():
+    """The random layers above reach all six op versions, ranks 3-5, both dtypes families and dynamic dims."""
+    rng = np.random.default_rng(7000)
+    seen = set()
+    for _ in range(400):
+        cfg = random_config(rng, dynamic=bool(rng.random() < 0.3))
+        seen.add((cfg["op"], cfg["version"]))
+        seen.add(len(cfg["shape"]))
+        seen.add(cfg["rounding_type"])
+        seen.add(cfg["auto_pad"])
+        seen.add(cfg["dtype"])
+    assert {("MaxPool", 1), ("MaxPool", 8), ("MaxPool", 14), ("AvgPool", 1), ("AvgPool", 14), ("AvgPool", 16)} <= seen
+    assert {3, 4, 5, "floor", "ceil", "ceil_torch", "valid", "same_upper", "same_lower", "explicit",
+            "float32", "float16", "int32", "uint8"} <= seen
+
+
+def _wild_config(rng):
+    """Random layers that are often invalid: zero strides, huge kernels, axis out of range, pads >= kernel,
+    ceil_torch in old versions, lists of the wrong length."""
+    cfg = random_config(rng)
+    nd = len(cfg["shape"]) - 2
+    r = rng.random()
+    if r < 0.12:
+        cfg["strides"] = [0] + cfg["strides"][1:]
+    elif r < 0.24:
+        cfg["kernel"] = [int(cfg["shape"][2] + rng.integers(1, 6))] + cfg["kernel"][1:]
+        cfg["auto_pad"] = "explicit"
+    elif r < 0.36 and "axis" in cfg:
+        cfg["axis"] = int(rng.choice([-(nd + 3), nd + 2, nd + 5]))
+    elif r < 0.5 and cfg["op"] == "AvgPool":
+        cfg["pads_begin"] = [k + int(rng.integers(0, 2)) for k in cfg["kernel"]]
+        cfg["auto_pad"] = "explicit"
+    elif r < 0.6:
+        cfg["rounding_type"] = "ceil_torch"
+    elif r < 0.7:
+        cfg["pads_end"] = cfg["pads_end"] + [0]
+    elif r < 0.78 and "dilations" in cfg:
+        cfg["dilations"] = [0] * nd
+    return cfg
+
+
+def _openvino_accepts(xml: str, x: np.ndarray) -> bool:
+    core = ov.Core()
+    try:
+        model = core.read_model(model=xml, weights=ov.Tensor(np.zeros(0, np.uint8)))
+        compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+        compiled([x])
+        return True
+    except RuntimeError:
+        return False
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_what_openvino_refuses_irpool_refuses(seed):
+    rng = np.random.default_rng(9100 + seed)
+    refused = accepted = 0
+    for _ in range(50):
+        cfg = _wild_config(rng)
+        xml = net_xml(cfg)
+        x = random_input(rng, cfg)
+        ov_ok = _openvino_accepts(xml, x)
+        try:
+            irpool.run(xml, {"x": x})
+            ir_ok = True
+        except irpool.IRError:
+            ir_ok = False
+        assert ov_ok == ir_ok, (cfg, "OpenVINO accepts" if ov_ok else "OpenVINO refuses")
+        if not ov_ok:
+            assert not irpool.check(xml).ok, cfg
+        refused += not ov_ok
+        accepted += ov_ok
+    assert refused >= 5 and accepted >= 5, (refused, accepted)
