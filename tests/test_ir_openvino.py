@@ -1,26 +1,13 @@
 """IR written by OpenVINO itself: irpool.check must find it clean, irpool.run must equal the CPU plugin,
 and whatever OpenVINO refuses irpool refuses too."""
-import copy
-
 import numpy as np
 import pytest
 
 import irpool
 from irbuild import net_xml
-from ovbuild import ov_model, ov_outputs, random_config, random_input
+from ovbuild import assert_same_as_openvino, ov_model, ov_outputs, random_config, random_input
 
 ov = pytest.importorskip("openvino")
-
-
-def _compare(got, want, cfg):
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert g.shape == w.shape and g.dtype == w.dtype, (cfg, g.shape, w.shape, g.dtype, w.dtype)
-        if g.dtype.kind == "f" and cfg["op"] == "AvgPool":
-            tol = 2e-3 if g.dtype == np.float16 else 1e-5
-            np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=tol, atol=tol, err_msg=str(cfg))
-        else:
-            np.testing.assert_array_equal(g, w, err_msg=str(cfg))
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -48,7 +35,7 @@ def test_saved_ir_is_clean_and_runs_like_openvino(seed, tmp_path):
                 irpool.run(path, {"x": x})
             continue
         got = list(irpool.run(path, {"x": x}).values())
-        _compare(got, want, cfg)
+        assert_same_as_openvino(got, want, cfg)
         done.add((cfg["op"], cfg["version"], len(cfg["shape"]), cfg["dtype"], bool(cfg.get("dynamic_axes"))))
         ran += 1
     assert ran >= 15

@@ -4,7 +4,7 @@ import pytest
 
 from irpool import IRError
 from irpool.core import PoolSpec, pool
-from ovbuild import ov_outputs, random_config, random_input
+from ovbuild import assert_same_as_openvino, ov_model, ov_outputs, random_config, random_input
 
 ov = pytest.importorskip("openvino")
 
@@ -35,7 +35,6 @@ def test_core_matches_openvino_random(seed):
     for _ in range(60):
         cfg = random_config(rng)
         try:
-            from ovbuild import ov_model
             ov_model(cfg)
         except RuntimeError:
             refused += 1          # OpenVINO refuses the layer: its refusals are checked in the IR tests
@@ -43,22 +42,8 @@ def test_core_matches_openvino_random(seed):
         x = random_input(rng, cfg)
         want = ov_outputs(cfg, x)
         spec = spec_of(cfg)
-        if cfg["op"] == "MaxPool":
-            got = list(pool(x, spec, indices=True))[: len(want)]
-        else:
-            got = [pool(x, spec)]
-        assert len(got) == len(want)
-        np.testing.assert_array_equal(got[0].shape, want[0].shape, err_msg=str(cfg))
-        if cfg["op"] == "MaxPool":
-            np.testing.assert_array_equal(got[0], want[0], err_msg=str(cfg))
-            if len(want) > 1:
-                np.testing.assert_array_equal(got[1], want[1], err_msg=str(cfg))
-                assert got[1].dtype == want[1].dtype
-        else:
-            tol = 2e-3 if x.dtype == np.float16 else 1e-5
-            np.testing.assert_allclose(got[0].astype(np.float64), want[0].astype(np.float64), rtol=tol, atol=tol,
-                                       err_msg=str(cfg))
-        assert got[0].dtype == want[0].dtype
+        got = list(pool(x, spec, indices=True))[: len(want)] if cfg["op"] == "MaxPool" else [pool(x, spec)]
+        assert_same_as_openvino(got, want, cfg)
         compared += 1
     assert compared >= 30, (compared, refused)
 
@@ -67,7 +52,6 @@ def test_core_refuses_what_does_not_fit_like_openvino():
     cfg = dict(op="MaxPool", version=8, shape=[1, 1, 3], kernel=[3], strides=[1], dilations=[2],
                pads_begin=[0], pads_end=[0], auto_pad="explicit", rounding_type="floor", dtype="float32",
                index_element_type="i64", axis=0)
-    from ovbuild import ov_model
     with pytest.raises(RuntimeError):
         ov_model(cfg)
     with pytest.raises(IRError, match="does not fit"):

@@ -70,7 +70,8 @@ def _counts(p: AxisPlan, clip_to_pads: bool) -> np.ndarray:
     return counts
 
 
-def _broadcast(vec: np.ndarray, i: int, n: int, ndim: int, first: int) -> np.ndarray:
+def _broadcast(vec: np.ndarray, i: int, ndim: int, first: int) -> np.ndarray:
+    """`vec` shaped to broadcast along axis first + i of an ndim-dimensional array."""
     shape = [1] * ndim
     shape[first + i] = vec.shape[0]
     return vec.reshape(shape)
@@ -150,11 +151,10 @@ def _indices(in_shape, spec, plans, axes, taps):
     base = np.zeros((1, 1) + tuple(p.out for p in plans), dtype=np.int64)
     for i, p in enumerate(plans):
         start = (np.arange(p.out, dtype=np.int64) * p.stride - p.pad_begin) * mult[i]
-        base = base + _broadcast(start, i, n_sp, rank, 2)
+        base = base + _broadcast(start, i, rank, 2)
     tap_off = np.zeros([p.kernel for p in plans], dtype=np.int64)
     for i, p in enumerate(plans):
-        tap_off = tap_off + _broadcast(np.arange(p.kernel, dtype=np.int64) * p.dilation * mult[i], i, n_sp,
-                                       n_sp, 0)
+        tap_off = tap_off + _broadcast(np.arange(p.kernel, dtype=np.int64) * p.dilation * mult[i], i, n_sp, 0)
     # taps == -1 (no tap won) reads some entry harmlessly; np.where puts flat_spatial 0 (the base) there
     flat = np.where(taps >= 0, base + tap_off.ravel()[taps], 0)
     n, c = in_shape[0], in_shape[1]
@@ -198,5 +198,5 @@ def _divisor(spec, plans, rank, axes):
     div = np.ones((1,) * rank)
     first = axes[0]
     for i, p in enumerate(plans):
-        div = div * _broadcast(_counts(p, clip).astype(np.float64), i, len(plans), rank, first)
+        div = div * _broadcast(_counts(p, clip).astype(np.float64), i, rank, first)
     return div

@@ -5,7 +5,7 @@ arithmetic (`shape.py`) and the execution (`pool.py`) read nothing else.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..errors import IRError
 
@@ -53,7 +53,6 @@ class PoolSpec:
     index_dtype: str = "int64"
     storage_order: int = 0          # ONNX MaxPool Indices: 1 makes the spatial part column-major
     layout: str = "channels_first"
-    extra: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self):
         kernel = _ints("kernel", self.kernel, None, minimum=1)
@@ -92,8 +91,6 @@ class PoolSpec:
         return tuple((k - 1) * d + 1 for k, d in zip(self.kernel, self.dilations))
 
     def spatial_axes(self, rank: int) -> tuple[int, ...]:
+        """Positions of the spatial axes in an input of this rank (after N, C; or after N for channels_last)."""
         start = 2 if self.layout == "channels_first" else 1
         return tuple(range(start, start + self.ndim))
-
-    def channel_axis(self, rank: int) -> int:
-        return 1 if self.layout == "channels_first" else rank - 1

@@ -166,9 +166,9 @@ def _layer(el, problems) -> Layer:
 def parse_dim(text: str):
     """A <dim> or shape entry: an int >= 0, or None for dynamic (-1, ?, an interval a..b)."""
     t = (text or "").strip()
-    if t in ("?", "-1", "") or ".." in t:
-        if t == "":
-            raise ValueError("empty")
+    if not t:
+        raise ValueError("empty")
+    if t in ("?", "-1") or ".." in t:
         return None
     v = int(t)
     if v < 0 or v > 2 ** 31 - 1:
