@@ -107,10 +107,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except IRError as e:
-        print(f"irpool: {e}", file=sys.stderr)
-        return 2
-    except (OSError, MemoryError) as e:
+    except (IRError, OSError, MemoryError) as e:
         print(f"irpool: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

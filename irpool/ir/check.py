@@ -82,7 +82,7 @@ def _from_error(e: IRError, layer: Layer, file) -> Finding:
     return Finding(e.code, "error", e.reason, e.line or layer.line, **_who(layer, file))
 
 
-def _spec_text_out(p, auto_pad: str, rounding: str):
+def _spec_text_out(p, auto_pad: str):
     """The output length by the OpenVINO spec's own formulas, where they differ from the runtime."""
     if p.length is None:
         return None
@@ -139,13 +139,12 @@ def _check_port_dims(layer, pl, x, plans, port, file, add) -> None:
         line = port.dim_lines[i] if i < len(port.dim_lines) else port.line
         if i in axes:
             p = plans[axes.index(i)]
-            computed, text = p.out, p.arithmetic
+            computed, text, spec_text = p.out, p.arithmetic, _spec_text_out(p, pl.spec.auto_pad)
         else:
-            computed = x.dims[i]
+            computed = spec_text = x.dims[i]
             text = f"{'N' if i == 0 else 'C'}: {computed} from the input"
         if declared is None or computed is None:
             continue                              # a dynamic dim is never flagged
-        spec_text = _spec_text_out(p, pl.spec.auto_pad, pl.spec.rounding) if i in axes else computed
         if declared != computed:
             problems.append(f"{text}, declared {declared}")
             follows_spec = follows_spec or spec_text == declared
@@ -157,8 +156,8 @@ def _check_port_dims(layer, pl, x, plans, port, file, add) -> None:
         if follows_spec:
             problems[-1] += (f" (the declared dims follow the spec text's {pl.spec.auto_pad} formula; the OpenVINO"
                              " runtime, which wins, computes the values above)")
-        add(Finding("shape-mismatch", "error", f"output port {port.id}: " + "; ".join(problems),
-                    first_line or port.line, **_who(layer, file)))
+        add(Finding("shape-mismatch", "error", f"output port {port.id}: " + "; ".join(problems), first_line,
+                    **_who(layer, file)))
     if divergences:
         add(Finding("spec-divergence", "warning", f"output port {port.id}: " + "; ".join(divergences), port.line,
                     **_who(layer, file)))

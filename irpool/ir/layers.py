@@ -30,7 +30,6 @@ class PoolLayer:
     op: str              # "MaxPool-8"
     spec: PoolSpec
     outputs: int         # how many outputs the op has
-    attrs: dict          # every attribute, parsed, defaults filled in
     unknown: list        # attribute names the op does not have (OpenVINO ignores them)
 
 
@@ -126,7 +125,7 @@ def interpret(layer: Layer, file: str | None) -> PoolLayer:
     if "axis" in attrs and not -rank <= attrs["axis"] < rank:
         raise IRError(f"{op}: axis {attrs['axis']} is out of the range [{-rank}, {rank - 1}] of an input of"
                       f" rank {rank}", code="bad-attribute", **where)
-    return PoolLayer(layer, op, spec, definition["outputs"], attrs, unknown)
+    return PoolLayer(layer, op, spec, definition["outputs"], unknown)
 
 
 def check_dims(pl: PoolLayer, dims, file: str | None) -> None:

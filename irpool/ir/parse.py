@@ -13,6 +13,7 @@ from importlib import resources
 
 from lxml import etree
 
+from ..core.spec import MAX_DIM
 from ..errors import IRError
 
 MAX_BYTES = 1 << 30       # a larger file is refused before it is read
@@ -42,12 +43,6 @@ class Layer:
     data_line: int
     inputs: list          # [Port]
     outputs: list         # [Port]
-
-    def port(self, port_id: str) -> Port | None:
-        for p in self.inputs + self.outputs:
-            if p.id == port_id:
-                return p
-        return None
 
     def where(self, file: str | None, line: int | None = None) -> dict:
         """The location fields of an IRError or Finding for this layer."""
@@ -171,7 +166,7 @@ def parse_dim(text: str):
     if t in ("?", "-1") or ".." in t:
         return None
     v = int(t)
-    if v < 0 or v > 2 ** 31 - 1:
+    if v < 0 or v > MAX_DIM:
         raise ValueError("out of range")
     return v
 
