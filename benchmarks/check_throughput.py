@@ -1,42 +1,129 @@
-"""How many MB of IR XML irpool.check reads per second: a generated net of N chained pooling layers.
+"""How many MB of IR XML irpool.check reads per second, and its peak memory on a large file.
 
-Usage: python benchmarks/check_throughput.py [N]   (default 20000 layers, about 40 MB)
+    python benchmarks/check_throughput.py            # generated nets and, with openvino + onnx, converted models
+    python benchmarks/check_throughput.py --big 200  # also a 200 MB file on disk: time and peak RSS (Linux)
+
+Nets: `repeat` is N MaxPool layers with one configuration (what the clean-layer cache sees in real models);
+`distinct` gives every layer its own kernel and pads (no cache hit); `model` is each light model the onnx
+package ships, converted by openvino.convert_model.
 """
+import argparse
+import os
+import pathlib
+import resource
+import subprocess
 import sys
+import tempfile
 import time
 
 import irpool
 
+DIMS = (1, 64, 56, 56)
 
-def big_net(n: int) -> bytes:
-    dims = "".join("\n\t\t\t\t\t<dim>%d</dim>" % d for d in (1, 64, 56, 56))
-    port = lambda pid, prec: f'\n\t\t\t\t<port id="{pid}" precision="{prec}">{dims}\n\t\t\t\t</port>'  # noqa: E731
-    parts = ['<?xml version="1.0"?>\n<net name="big" version="11">\n\t<layers>\n',
-             f'\t\t<layer id="0" name="x" type="Parameter" version="opset1">\n\t\t\t<data shape="1,64,56,56"'
-             f' element_type="f32"/>\n\t\t\t<output>{port(0, "FP32")}\n\t\t\t</output>\n\t\t</layer>\n']
-    edges = []
+
+def _port(pid, prec, dims):
+    inner = "".join(f"\n\t\t\t\t\t<dim>{d}</dim>" for d in dims)
+    return f'\n\t\t\t\t<port id="{pid}" precision="{prec}">{inner}\n\t\t\t\t</port>'
+
+
+def net_parts(n: int, distinct: bool):
+    """The XML of a chain Parameter -> n MaxPool-8 -> Result, as an iterator of str pieces."""
+    yield ('<?xml version="1.0"?>\n<net name="big" version="11">\n\t<layers>\n'
+           f'\t\t<layer id="0" name="x" type="Parameter" version="opset1">\n\t\t\t<data shape="1,64,56,56"'
+           f' element_type="f32"/>\n\t\t\t<output>{_port(0, "FP32", DIMS)}\n\t\t\t</output>\n\t\t</layer>\n')
     for i in range(1, n + 1):
-        parts.append(f'\t\t<layer id="{i}" name="pool{i}" type="MaxPool" version="opset8">\n\t\t\t<data strides="1,1"'
-                     ' dilations="1,1" pads_begin="1,1" pads_end="1,1" kernel="3,3" rounding_type="floor"'
-                     ' auto_pad="explicit" index_element_type="i64" axis="0"/>\n'
-                     f'\t\t\t<input>{port(0, "FP32")}\n\t\t\t</input>\n\t\t\t<output>{port(1, "FP32")}{port(2, "I64")}'
-                     '\n\t\t\t</output>\n\t\t</layer>\n')
-        edges.append(f'\t\t<edge from-layer="{i - 1}" from-port="{0 if i == 1 else 1}" to-layer="{i}" to-port="0"/>\n')
-    parts.append(f'\t\t<layer id="{n + 1}" name="out" type="Result" version="opset1">\n\t\t\t<input>{port(0, "FP32")}'
-                 '\n\t\t\t</input>\n\t\t</layer>\n\t</layers>\n\t<edges>\n')
-    edges.append(f'\t\t<edge from-layer="{n}" from-port="1" to-layer="{n + 1}" to-port="0"/>\n')
-    return ("".join(parts) + "".join(edges) + "\t</edges>\n</net>\n").encode()
+        k = 3 + 2 * (i % 7) if distinct else 3
+        p = (i // 7) % (k // 2 + 1) if distinct else 1
+        out = DIMS[:2] + ((56 + 2 * p - k) + 1,) * 2
+        dims_in = DIMS if i == 1 else prev
+        prev = out if distinct else DIMS
+        yield (f'\t\t<layer id="{i}" name="pool{i}" type="MaxPool" version="opset8">\n\t\t\t<data strides="1,1"'
+               f' dilations="1,1" pads_begin="{p},{p}" pads_end="{p},{p}" kernel="{k},{k}" rounding_type="floor"'
+               ' auto_pad="explicit" index_element_type="i64" axis="0"/>\n'
+               f'\t\t\t<input>{_port(0, "FP32", dims_in)}\n\t\t\t</input>\n\t\t\t<output>{_port(1, "FP32", out)}'
+               f'{_port(2, "I64", out)}\n\t\t\t</output>\n\t\t</layer>\n')
+        if distinct:        # the next layer pools the input size again
+            prev = DIMS
+    yield (f'\t\t<layer id="{n + 1}" name="out" type="Result" version="opset1">\n\t\t\t<input>'
+           f'{_port(0, "FP32", out)}\n\t\t\t</input>\n\t\t</layer>\n\t</layers>\n\t<edges>\n')
+    for i in range(1, n + 2):
+        yield f'\t\t<edge from-layer="{i - 1}" from-port="{0 if i == 1 else 1}" to-layer="{i}" to-port="0"/>\n'
+    yield "\t</edges>\n</net>\n"
 
 
-if __name__ == "__main__":
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
-    data = big_net(n)
-    best = None
-    for _ in range(3):
+def big_net(n: int, distinct: bool = False) -> bytes:
+    return "".join(net_parts(n, distinct)).encode()
+
+
+def rate(data, runs=5) -> tuple:
+    best, report = None, None
+    for _ in range(runs):
         t = time.perf_counter()
         report = irpool.check(data)
         dt = time.perf_counter() - t
         best = dt if best is None else min(best, dt)
-    assert report.ok, report.findings[:3]
-    print(f"check: {len(data) / 1e6:.1f} MB, {n} pooling layers, best of 3: {best:.2f} s,"
-          f" {len(data) / 1e6 / best:.1f} MB/s")
+    size = len(data) if isinstance(data, bytes) else os.path.getsize(data)
+    return size / 1e6, best, report
+
+
+def converted_models(folder):
+    try:
+        import onnx
+        import openvino as ov
+    except ImportError:
+        return []
+    light = pathlib.Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+    out = []
+    for src in sorted(light.glob("*.onnx")):
+        if "vgg19" in src.name:
+            continue                 # 0.5 GB of weights to write for 40 kB of XML
+        xml = pathlib.Path(folder) / (src.stem + ".xml")
+        ov.save_model(ov.convert_model(str(src)), str(xml), compress_to_fp16=False)
+        xml.with_suffix(".bin").unlink()
+        out.append(xml)
+    return out
+
+
+def big_file_child(path):
+    """Run in a fresh process: check one file, print seconds and peak RSS."""
+    t = time.perf_counter()
+    report = irpool.check(path)
+    dt = time.perf_counter() - t
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{dt:.2f} {rss:.0f} {len(report.findings)}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--layers", type=int, default=20000)
+    ap.add_argument("--big", type=int, default=0, help="also check a generated file of this many MB")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        return big_file_child(args.child)
+    print("net                                    MB    best s    MB/s   findings")
+    for name, distinct in (("repeat", False), ("distinct", True)):
+        mb, s, report = rate(big_net(args.layers, distinct))
+        print(f"generated {name:<10} {args.layers:>6} layers {mb:7.1f} {s:9.3f} {mb / s:7.1f} {len(report.findings):8d}")
+    with tempfile.TemporaryDirectory() as folder:
+        total_mb = total_s = 0
+        for xml in converted_models(folder):
+            mb, s, report = rate(xml)
+            total_mb, total_s = total_mb + mb, total_s + s
+            print(f"model {xml.stem:<28} {mb:7.2f} {s:9.4f} {mb / s:7.1f} {len(report.findings):8d}")
+        if total_s:
+            print(f"models, all together                {total_mb:7.2f} {total_s:9.4f} {total_mb / total_s:7.1f}")
+        if args.big:
+            path = pathlib.Path(folder) / "big.xml"
+            n = int(args.big * 1e6 / 730)
+            with open(path, "w") as f:
+                f.writelines(net_parts(n, False))
+            out = subprocess.run([sys.executable, __file__, "--child", str(path)], capture_output=True, text=True,
+                                 check=True).stdout.split()
+            mb = path.stat().st_size / 1e6
+            print(f"file of {mb:.0f} MB ({n} layers): {out[0]} s, {mb / float(out[0]):.1f} MB/s,"
+                  f" peak RSS {out[1]} MB, {out[2]} findings")
+
+
+if __name__ == "__main__":
+    main()

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import math
-from collections import Counter
 from dataclasses import asdict, dataclass, field
+
+from lxml import etree
 
 from ..core import plan
 from ..errors import IRError
-from .layers import check_dims, dtype_of, input_types, interpret, is_pooling
-from .parse import Layer, Net, parse, parse_dim
+from .layers import POOL_TYPES, check_dims, dtype_of, input_types, interpret, is_pooling
+from .parse import MAX_BYTES, Document, Layer, _layer, _lenient_dim, light_ports, parse_dim
 
 
 @dataclass
@@ -46,32 +47,136 @@ class Report:
         return [f for f in self.findings if f.severity == "error"]
 
 
-def check(source) -> Report:
-    """Check every pooling layer, every edge and every Parameter of an IR file, string or bytes."""
-    net = parse(source)
-    report = Report(net.file)
-    add = report.findings.append
-    for line, message in net.problems:
-        add(Finding("bad-structure", "error", message, line, file=net.file))
-    for lid, n in Counter(lay.id for lay in net.layers).items():
-        if n > 1 and lid is not None:
-            dup = [lay for lay in net.layers if lay.id == lid][1]
-            add(Finding("duplicate-id", "error", f"layer id {lid} is used by {n} layers", dup.line,
-                        **_who(dup, net.file)))
-    for layer in net.layers:
+_EDGE_ENDS = ("from-layer", "from-port", "to-layer", "to-port")
+_EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in _EDGE_ENDS]
+
+
+class _Checker:
+    """The state of one streaming check: what an edge needs to know of every layer read so far."""
+
+    def __init__(self, doc: Document, report: Report):
+        self.doc, self.file, self.add = doc, doc.file, report.findings.append
+        self.seen = {}          # layer id -> (name, type, ((output port id, raw dims), ...), (input ...))
+        self.shared = {}        # one copy of each distinct port list: memory grows with distinct shapes
+        self.clean = {}         # key of a pooling or Parameter layer that gave no finding -> its ports
+        self.deferred = []      # edges read before the layers they name
+
+    def layers(self, holder, n) -> None:
+        for el in holder[:n]:
+            if el.tag != "layer":
+                self.doc.problems.append((el.sourceline, f"structure: <{el.tag}> inside <layers>, where only"
+                                                         " <layer> belongs"))
+                continue
+            lid = el.get("id")
+            if lid in self.seen:
+                self.add(Finding("duplicate-id", "error", f"layer id {lid} is used by more than one layer",
+                                 el.sourceline, layer_id=lid, layer_name=el.get("name"), layer_type=el.get("type"),
+                                 file=self.file))
+            if _modelled(el.get("type")):
+                key = (tuple(kv for kv in el.items() if kv[0] not in ("id", "name")),
+                       tuple(etree.tostring(child, with_tail=False) for child in el))
+                ports = self.clean.get(key)
+                if ports is None:
+                    self.layer(_layer(el, True, self.doc.problems), key)
+                    continue
+            else:
+                ports = light_ports(el)
+                if ports is None:
+                    self.layer(_layer(el, True, self.doc.problems))
+                    continue
+            self.remember(lid, el.get("name"), el.get("type"), ports)
+
+    def layer(self, layer: Layer, key=None) -> None:
+        """A layer read in full: a pooling or Parameter layer, or one the light reading found odd. `key`:
+        the layer as written but for its id and name; a key that gave no finding is not checked again."""
+        problems, findings = len(self.doc.problems), []
         for ports in (layer.inputs, layer.outputs):
-            for pid, n in Counter(p.id for p in ports).items():
-                if n > 1:
-                    add(Finding("duplicate-id", "error", f"port id {pid} appears {n} times", layer.line,
-                                **_who(layer, net.file)))
+            ids = [p.id for p in ports]
+            for pid in sorted({i for i in ids if ids.count(i) > 1}):
+                findings.append(Finding("duplicate-id", "error", f"port id {pid} appears {ids.count(pid)} times",
+                                        layer.line, **_who(layer, self.file)))
         if layer.type == "Parameter":
-            _check_parameter(layer, net.file, add)
+            _check_parameter(layer, self.file, findings.append)
         elif is_pooling(layer):
-            _check_pooling(layer, net.file, add)
-    if not net.is_snippet:
-        _check_edges(net, add)
+            _check_pooling(layer, self.file, findings.append)
+        for f in findings:
+            self.add(f)
+        ports = ({p.id: p.raw_dims for p in layer.outputs}, {p.id: p.raw_dims for p in layer.inputs})
+        if key is not None and not findings and len(self.doc.problems) == problems:
+            self.clean[key] = ports
+        self.remember(layer.id, layer.name, layer.type, ports)
+
+    def remember(self, lid, name, layer_type, ports) -> None:
+        if lid not in self.seen:
+            outs, ins = (self.shared.setdefault(t, t) for t in (tuple(ports[0].items()), tuple(ports[1].items())))
+            self.seen[lid] = (name, self.shared.setdefault(layer_type, layer_type), outs, ins)
+
+    def edges(self, holder, n) -> None:
+        ends = [x(holder) for x in _EDGE_XPATHS]
+        if any(len(e) != len(holder) for e in ends):    # not every child an edge with 4 ends: read each in full
+            edges = [_edge(el, self.doc.problems) if el.tag == "edge" else None for el in holder[:n]]
+        else:
+            edges = list(zip(*ends))[:n]
+        for i, e in enumerate(edges):
+            if e is None:
+                continue
+            if not self.seen:
+                self.deferred.append(e + (holder[i].sourceline,))
+                continue
+            problem = self.edge_problem(*e[:4])
+            if problem:
+                self.edge_finding(problem, e[2], holder[i].sourceline)
+
+    def edge_problem(self, fl, fp, tl, tp) -> str | None:
+        src, dst = self.seen.get(fl), self.seen.get(tl)
+        name = f"edge {fl}:{fp} -> {tl}:{tp}"
+        if src is None or dst is None:
+            return f"{name} names a layer that does not exist"
+        a = next((dims for pid, dims in src[2] if pid == fp), None)
+        b = next((dims for pid, dims in dst[3] if pid == tp), None)
+        if a is None or b is None:
+            side = f"output port {fp} of layer {fl}" if a is None else f"input port {tp} of layer {tl}"
+            return f"{name}: {side} does not exist"
+        if a != b:
+            da, db = [_lenient_dim(t) for t in a], [_lenient_dim(t) for t in b]
+            if len(da) != len(db) or any(x is not None and y is not None and x != y for x, y in zip(da, db)):
+                return f"{name} joins dims [{','.join(map(str, a))}] to [{','.join(map(str, b))}]"
+        return None
+
+    def edge_finding(self, problem: str, to_layer: str, line: int) -> None:
+        dst = self.seen.get(to_layer)
+        who = {} if dst is None else dict(layer_id=to_layer, layer_name=dst[0], layer_type=dst[1])
+        self.add(Finding("edge-mismatch", "error", problem, line, file=self.file, **who))
+
+
+def check(source, *, max_bytes: int = MAX_BYTES) -> Report:
+    """Check every pooling layer, every edge and every Parameter of an IR file, string or bytes.
+
+    Streams: layers are checked as they are read and then kept only as their ports' raw dims, for the
+    edges; a pooling or Parameter layer identical (but for id and name) to one found clean is not checked again.
+    """
+    doc = Document(source, max_bytes=max_bytes)
+    report = Report(doc.file)
+    checker = _Checker(doc, report)
+    for holder, n in doc.batches():
+        if holder is None:
+            checker.layer(_layer(n, True, doc.problems))
+        elif holder.tag == "layers":
+            checker.layers(holder, n)
+        else:
+            checker.edges(holder, n)
+    for fl, fp, tl, tp, line in checker.deferred:
+        problem = checker.edge_problem(fl, fp, tl, tp)
+        if problem:
+            checker.edge_finding(problem, tl, line)
+    for line, message in doc.problems:
+        report.findings.append(Finding("bad-structure", "error", message, line, file=doc.file))
     report.findings.sort(key=lambda f: (f.line or 0))
     return report
+
+
+def _modelled(layer_type) -> bool:
+    return layer_type == "Parameter" or layer_type in POOL_TYPES
 
 
 def _who(layer: Layer, file) -> dict:
@@ -204,25 +309,3 @@ def _check_parameter(layer: Layer, file, add) -> None:
         if isinstance(s, int) and d is not None and s != d:
             add(Finding("shape-mismatch", "error", f"Parameter shape dim {i} is {s}, its output port {port.id}"
                         f" declares {d}", port.dim_lines[i], **_who(layer, file)))
-
-
-def _check_edges(net: Net, add) -> None:
-    for e in net.edges:
-        src, dst = net.layer(e.from_layer), net.layer(e.to_layer)
-        problem = None
-        if src is None or dst is None:
-            problem = f"edge {e.from_layer}:{e.from_port} -> {e.to_layer}:{e.to_port} names a layer that does not exist"
-        else:
-            sp = next((p for p in src.outputs if p.id == e.from_port), None)
-            dp = next((p for p in dst.inputs if p.id == e.to_port), None)
-            if sp is None or dp is None:
-                side = f"output port {e.from_port} of layer {e.from_layer}" if sp is None else \
-                    f"input port {e.to_port} of layer {e.to_layer}"
-                problem = f"edge {e.from_layer}:{e.from_port} -> {e.to_layer}:{e.to_port}: {side} does not exist"
-            elif len(sp.dims) != len(dp.dims) or any(a is not None and b is not None and a != b
-                                                     for a, b in zip(sp.dims, dp.dims)):
-                problem = (f"edge {e.from_layer}:{e.from_port} -> {e.to_layer}:{e.to_port} joins dims"
-                           f" [{','.join(map(str, sp.raw_dims))}] to [{','.join(map(str, dp.raw_dims))}]")
-        if problem:
-            add(Finding("edge-mismatch", "error", problem, e.line, file=net.file,
-                        **({} if dst is None else dict(layer_id=dst.id, layer_name=dst.name, layer_type=dst.type))))

@@ -1,11 +1,15 @@
-"""Read OpenVINO IR XML (a whole <net> or a bare <layer>) into plain objects that keep line numbers.
+"""Read OpenVINO IR XML (a whole <net> or a bare <layer>) as a stream of layers and edges with line numbers.
 
-Parsing is safe for files from anywhere: no DTD, no entities, no network; a document that declares a DTD
-or entities is refused before lxml sees it. Structure is checked against schemas/ir.rng; what fails it
-becomes a `bad-structure` problem on the net, with the line, and the reading goes on where it can.
+Safe for files from anywhere: a document whose prolog declares a DTD or entities is refused before lxml
+reads it, and lxml runs with entities, DTD loading and network off. The file is read with iterparse and
+each top-level layer is dropped from memory once it is handed over, so checking a 200 MB IR stays in
+bounded memory. Structure is judged by schemas/ir.rng: on the net's skeleton once the layers are gone,
+and on any layer the reader finds odd (a missing id or type, a repeated section); what fails it becomes
+a `bad-structure` problem with its line, and reading goes on where it can.
 """
 from __future__ import annotations
 
+import io
 import os
 import re
 from dataclasses import dataclass, field
@@ -16,20 +20,25 @@ from lxml import etree
 from ..core.spec import MAX_DIM
 from ..errors import IRError
 
-MAX_BYTES = 1 << 30       # a larger file is refused before it is read
-_DOCTYPE = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)   # only the prolog can hold one
-_ROOT = re.compile(rb"<[A-Za-z_]")
+MAX_BYTES = 1 << 30       # default guard: a larger file is refused before it is read
+_PROLOG_ITEM = re.compile(rb"\s*(<\?.*?\?>|<!--.*?-->)", re.DOTALL)
+_PROLOG_PEEK = 1 << 20
+_ROOT_TAG = re.compile(rb"<([A-Za-z_][-.\w:]*)")
 
 
-@dataclass
 class Port:
-    id: str
-    dims: list            # int, or None for a dynamic dim (-1, ?)
-    precision: str | None
-    names: str | None
-    line: int
-    raw_dims: list = field(default_factory=list)   # as written, for messages
-    dim_lines: list = field(default_factory=list)  # the line of each <dim>
+    """One <port>. `raw_dims` as written; `dims` parsed (int, or None for dynamic or unreadable)."""
+    __slots__ = ("id", "precision", "names", "line", "raw_dims", "dim_lines", "_dims")
+
+    def __init__(self, id, precision, names, line, raw_dims, dim_lines=(), dims=None):
+        self.id, self.precision, self.names, self.line = id, precision, names, line
+        self.raw_dims, self.dim_lines, self._dims = raw_dims, dim_lines, dims
+
+    @property
+    def dims(self) -> list:
+        if self._dims is None:
+            self._dims = [_lenient_dim(t) for t in self.raw_dims]
+        return self._dims
 
 
 @dataclass
@@ -67,12 +76,12 @@ class Net:
     layers: list
     edges: list
     problems: list        # [(line, message)] from the structure schema and the reading itself
+    _by_id: dict = field(default_factory=dict, repr=False)
 
     def layer(self, layer_id: str) -> Layer | None:
         return self._by_id.get(layer_id)
 
     def __post_init__(self):
-        self._by_id = {}
         for lay in self.layers:
             self._by_id.setdefault(lay.id, lay)
 
@@ -88,74 +97,201 @@ def _schema() -> etree.RelaxNG:
     return _RNG
 
 
-def _parser() -> etree.XMLParser:
-    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
-                           huge_tree=False, remove_comments=True, remove_pis=True, collect_ids=False)
+def _validate(el, problems) -> bool:
+    """RELAX NG on one subtree (a layer, or the skeleton); its errors become problems. True if valid."""
+    rng = _schema()
+    if rng.validate(el):
+        return True
+    seen = set()
+    for err in rng.error_log:
+        key = (err.line, err.message)
+        if key not in seen:
+            seen.add(key)
+            problems.append((err.line, f"structure: {err.message}"))
+    return False
 
 
-def read_source(source) -> tuple[bytes, str | None]:
-    """The XML bytes and a file name (None for strings and bytes) of a path, an XML string or bytes."""
+_PARSER_OPTIONS = dict(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
+                       huge_tree=False, remove_comments=True, remove_pis=True, remove_blank_text=True,
+                       collect_ids=False)
+
+
+def _open(source, max_bytes: int):
+    """A binary stream and a file name (None for strings and bytes) of a path, an XML string or bytes."""
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return bytes(source), None
-    if isinstance(source, str) and source.lstrip().startswith("<"):
-        return source.encode("utf-8"), None
-    if isinstance(source, (str, os.PathLike)):
+        data, file = bytes(source), None
+    elif isinstance(source, str) and source.lstrip().startswith("<"):
+        data, file = source.encode("utf-8"), None
+    elif isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         try:
             size = os.path.getsize(path)
-            if size > MAX_BYTES:
-                raise IRError(f"file is {size} bytes, more than the {MAX_BYTES} irpool reads", file=path)
-            with open(path, "rb") as f:
-                return f.read(), path
+            if size > max_bytes:
+                raise IRError(f"file is {size} bytes, more than the {max_bytes} irpool reads (--max-bytes)",
+                              file=path)
+            return open(path, "rb"), path
         except OSError as e:
             raise IRError(f"cannot read: {e.strerror or e}", file=path) from None
-    raise IRError(f"cannot read IR from a {type(source).__name__}: give a path, an XML string or bytes")
+    else:
+        raise IRError(f"cannot read IR from a {type(source).__name__}: give a path, an XML string or bytes")
+    if len(data) > max_bytes:
+        raise IRError(f"the document is {len(data)} bytes, more than the {max_bytes} irpool reads")
+    return io.BytesIO(data), file
 
 
-def parse(source) -> Net:
-    """Parse IR into a Net; raises IRError when the input is not XML or not IR at all."""
-    data, file = read_source(source)
-    if not data.strip():
+def _check_prolog(stream, file) -> bytes | None:
+    """Refuse empty input and any DTD or entity declaration before the root element; the root's tag
+    (None when the first MiB does not show it, and lxml will judge)."""
+    head = stream.read(_PROLOG_PEEK)
+    stream.seek(0)
+    if not head.strip():
         raise IRError("empty file: not IR", file=file)
-    root_start = _ROOT.search(data)
-    if _DOCTYPE.search(data[: root_start.start() if root_start else len(data)]):
+    pos = 3 if head.startswith(b"\xef\xbb\xbf") else 0
+    while True:
+        m = _PROLOG_ITEM.match(head, pos)
+        if not m:
+            break
+        pos = m.end()
+    rest = head[pos:].lstrip()
+    if rest[:2] == b"<!" and rest[:4] != b"<!--":
         raise IRError("refused: the document declares a DTD or entities, which IR never needs", file=file)
-    try:
-        root = etree.fromstring(data, _parser())
-    except etree.XMLSyntaxError as e:
-        raise IRError(f"not well-formed XML: {e.msg}", file=file, line=e.lineno) from None
-    if root is None or not isinstance(root.tag, str):
-        raise IRError("no XML element found: not IR", file=file)
-    if root.tag not in ("net", "layer"):
-        raise IRError(f"root element is <{root.tag}>, not <net> or <layer>: not OpenVINO IR", file=file,
-                      line=root.sourceline)
-    problems = []
-    rng = _schema()
-    if not rng.validate(root):
-        seen = set()
-        for err in rng.error_log:
-            key = (err.line, err.message)
-            if key not in seen:
-                seen.add(key)
-                problems.append((err.line, f"structure: {err.message}"))
-    if root.tag == "layer":
-        return Net(file, True, None, [_layer(root, problems)], [], problems)
-    layers = [_layer(el, problems) for el in root.iterfind("layers/layer")]
-    edges = []
-    for el in root.iterfind("edges/edge"):
-        vals = [el.get(k) for k in ("from-layer", "from-port", "to-layer", "to-port")]
-        if None not in vals:
-            edges.append(Edge(*vals, line=el.sourceline))
-    return Net(file, False, root.get("version"), layers, edges, problems)
+    m = _ROOT_TAG.match(rest)
+    return m.group(1) if m else None
 
 
-def _layer(el, problems) -> Layer:
-    data_el = el.find("data")
-    data = dict(data_el.attrib) if data_el is not None else {}
-    inputs = [_port(p, problems) for p in el.iterfind("input/port")]
-    outputs = [_port(p, problems) for p in el.iterfind("output/port")]
-    return Layer(el.get("id"), el.get("name"), el.get("type"), el.get("version"), el.sourceline, data,
-                 data_el.sourceline if data_el is not None else el.sourceline, inputs, outputs)
+_FEED = 1 << 20           # bytes handed to the parser at a time
+
+
+class Document:
+    """An IR document being read. `file`, `is_snippet` are known at once, `ir_version` once reading has
+    begun; `problems` fills in as it goes. `batches()` hands over the top-level layers and edges in
+    batches of whole elements and drops each batch from memory when the caller asks for the next."""
+
+    def __init__(self, source, *, max_bytes: int = MAX_BYTES):
+        self._stream, self.file = _open(source, max_bytes)
+        try:
+            root_tag = _check_prolog(self._stream, self.file)
+        except BaseException:
+            self._stream.close()
+            raise
+        if root_tag is not None and root_tag not in (b"net", b"layer"):
+            self._stream.close()
+            raise IRError(f"root element is <{root_tag.decode('utf-8', 'replace')}>, not <net> or <layer>:"
+                          " not OpenVINO IR", file=self.file)
+        self.is_snippet = root_tag == b"layer"
+        self.ir_version = None
+        self.problems = []
+
+    def _parse_error(self, e) -> IRError:
+        return IRError(f"not well-formed XML: {e.msg}", file=self.file, line=e.lineno)
+
+    def batches(self):
+        """Yield (holder, n): the first n children of a top-level <layers> or <edges> are complete.
+        A bare <layer> comes as (None, the layer)."""
+        parser = etree.XMLPullParser(events=("start",), tag=("layers", "edges"), **_PARSER_OPTIONS)
+        holders, root = [], None
+        try:
+            while True:
+                chunk = self._stream.read(_FEED)
+                try:
+                    if chunk:
+                        parser.feed(chunk)
+                    else:
+                        root = parser.close()
+                except etree.XMLSyntaxError as e:
+                    raise self._parse_error(e) from None
+                for _, el in parser.read_events():
+                    parent = el.getparent()
+                    if parent is not None and parent.getparent() is None:
+                        holders.append(el)
+                        self.ir_version = parent.get("version")
+                for k, holder in enumerate(holders):
+                    n = len(holder) if root is not None or k < len(holders) - 1 else len(holder) - 1
+                    if n > 0:
+                        yield holder, n
+                        del holder[:n]
+                if root is not None:
+                    break
+        finally:
+            self._stream.close()
+        if root is None or not isinstance(root.tag, str) or root.tag not in ("net", "layer"):
+            raise IRError("no <net> or <layer> root element: not OpenVINO IR", file=self.file)
+        if root.tag == "layer":
+            yield None, root
+        else:
+            self.ir_version = root.get("version")
+            _validate(root, self.problems)
+
+    def items(self, full=lambda layer_type: True):
+        """Yield each top-level Layer and Edge in document order. Layers whose type `full` rejects come
+        light: no <data>, ports with raw dims only (enough to check the edges)."""
+        for holder, n in self.batches():
+            if holder is None:
+                yield _layer(n, True, self.problems)
+                continue
+            want = "layer" if holder.tag == "layers" else "edge"
+            for el in holder[:n]:
+                if el.tag != want:
+                    self.problems.append((el.sourceline, f"structure: <{el.tag}> inside <{holder.tag}>, where"
+                                                         f" only <{want}> belongs"))
+                elif want == "layer":
+                    yield _layer(el, full(el.get("type")), self.problems)
+                else:
+                    edge = _edge(el, self.problems)
+                    if edge is not None:
+                        yield edge
+
+
+def _edge(el, problems) -> Edge | None:
+    vals = [el.get(k) for k in ("from-layer", "from-port", "to-layer", "to-port")]
+    if None in vals:
+        missing = [k for k, v in zip(("from-layer", "from-port", "to-layer", "to-port"), vals) if v is None]
+        problems.append((el.sourceline, f"structure: <edge> lacks {', '.join(missing)}"))
+        return None
+    return Edge(*vals, line=el.sourceline)
+
+
+def _layer(el, full: bool, problems) -> Layer:
+    data, data_line, sections, odd = {}, el.sourceline, {}, el.get("id") is None or el.get("type") is None
+    for child in el:
+        tag = child.tag
+        if tag == "data":
+            odd = odd or "data" in sections
+            sections["data"] = ()
+            if full:
+                data, data_line = dict(child.attrib), child.sourceline
+        elif tag == "input" or tag == "output":
+            odd = odd or tag in sections
+            ports = []
+            for p in child:
+                if p.tag != "port" or p.get("id") is None:
+                    odd = True
+                    continue
+                ports.append(_port(p, problems) if full else
+                             Port(p.get("id"), None, None, p.sourceline, tuple([d.text for d in p if d.tag == "dim"])))
+            sections[tag] = ports
+    if odd:
+        _validate(el, problems)
+    return Layer(el.get("id"), el.get("name"), el.get("type"), el.get("version"), el.sourceline, data, data_line,
+                 sections.get("input", []), sections.get("output", []))
+
+
+def light_ports(el):
+    """({output port id: raw dims}, {input port id: raw dims}) of a layer irpool does not model, read in the
+    fewest steps; None when anything about it is odd, and the caller should read it in full instead."""
+    if el.get("id") is None or el.get("type") is None:
+        return None
+    sides = {}
+    for section in el.iterchildren("input", "output"):
+        if section.tag in sides:
+            return None
+        ports = sides[section.tag] = {}
+        for p in section:
+            pid = p.get("id")
+            if pid is None or pid in ports or p.tag != "port":
+                return None
+            ports[pid] = tuple([d.text for d in p if d.tag == "dim"])
+    return sides.get("output", {}), sides.get("input", {})
 
 
 def parse_dim(text: str):
@@ -171,9 +307,16 @@ def parse_dim(text: str):
     return v
 
 
+def _lenient_dim(text):
+    try:
+        return parse_dim(text)
+    except ValueError:
+        return None
+
+
 def _port(el, problems) -> Port:
     dims, raw, lines = [], [], []
-    for d in el.iterfind("dim"):
+    for d in el.iterchildren("dim"):
         raw.append(d.text)
         lines.append(d.sourceline)
         try:
@@ -182,4 +325,13 @@ def _port(el, problems) -> Port:
             problems.append((d.sourceline, f"port {el.get('id')}: <dim>{d.text}</dim> is not a dimension"
                                            " (an integer >= 0, or -1 for dynamic)"))
             dims.append(None)
-    return Port(el.get("id"), dims, el.get("precision"), el.get("names"), el.sourceline, raw, lines)
+    return Port(el.get("id"), el.get("precision"), el.get("names"), el.sourceline, tuple(raw), tuple(lines), dims)
+
+
+def parse(source, *, max_bytes: int = MAX_BYTES) -> Net:
+    """The whole document as a Net (every layer in full); raises IRError when it is not XML or not IR."""
+    doc = Document(source, max_bytes=max_bytes)
+    layers, edges = [], []
+    for item in doc.items():
+        (layers if isinstance(item, Layer) else edges).append(item)
+    return Net(doc.file, doc.is_snippet, doc.ir_version, layers, edges, doc.problems)
