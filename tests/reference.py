@@ -69,7 +69,7 @@ def ref_pool(x, spec):
     for n in range(n_):
         for c in range(c_):
             for o in itertools.product(*[range(v) for v in outs]):
-                best, best_i = lowest if is_max else None, None
+                best, best_i, started = lowest if is_max else None, None, False
                 total, count, count_onnx = 0.0, 0, 1
                 for ax in range(len(spatial)):   # ONNX include: window clipped to [-pb, L + pe), per axis
                     pb, pe, _ = plan[ax]
@@ -83,7 +83,9 @@ def ref_pool(x, spec):
                         continue
                     v = x[(n, c) + tuple(pos)]
                     if is_max:
-                        if float(v) > float(best):
+                        # max_start "first" (onnxruntime): the first tap inside the input starts the window
+                        if float(v) > float(best) or (spec.max_start == "first" and not started):
+                            started = True
                             best = v
                             if spec.storage_order == 0:
                                 best_i = int(np.ravel_multi_index(pos, spatial))
@@ -108,6 +110,8 @@ def ref_pool(x, spec):
                                 1 for t in range(spec.kernel[a]) if 0 <= start + t * spec.dilations[a] < L)
                     if spec.count == "exclude_pad":
                         div = count
+                    elif spec.count == "exclude_onnx":
+                        div = max(count, 1)                 # onnxruntime: an empty window averages to 0
                     elif spec.count == "include_openvino":
                         div = math.prod(spec.kernel) if any_pad else count
                     else:

@@ -108,13 +108,14 @@ def cases(draw):
                 auto_pad=draw(st.sampled_from(["explicit", "same_upper", "same_lower", "valid"])),
                 reduction=reduction, layout=draw(st.sampled_from(["channels_first", "channels_last"])))
     if reduction == "avg":
-        spec["count"] = draw(st.sampled_from(["exclude_pad", "include_openvino", "include_onnx"]))
+        spec["count"] = draw(st.sampled_from(["exclude_pad", "include_openvino", "include_onnx", "exclude_onnx"]))
     if reduction == "lp":
         spec["p"] = draw(st.sampled_from([1, 2, 3, 1.5]))
     if reduction == "max":
         spec["index_axis"] = draw(st.integers(-(nd + 2), nd + 1))
         spec["index_dtype"] = draw(st.sampled_from(["int32", "int64"]))
         spec["storage_order"] = draw(st.integers(0, 1))
+        spec["max_start"] = draw(st.sampled_from(["lowest", "first"]))
     n, c = draw(st.integers(1, 2)), draw(st.integers(1, 3))
     shape = (n, c) + spatial if spec["layout"] == "channels_first" else (n,) + spatial + (c,)
     rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))

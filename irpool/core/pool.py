@@ -118,7 +118,17 @@ def _tap_boxes(plans, axes, rank):
 def _max(x, spec, plans, axes, out_shape, want_indices):
     best = np.full(out_shape, _lowest(x.dtype), dtype=x.dtype)
     taps = np.full(out_shape, -1, dtype=np.int32) if want_indices else None
-    if best.size:
+    if best.size and spec.max_start == "first":
+        filled = np.zeros(out_shape, dtype=bool)
+        for t, osl, isl in _tap_boxes(plans, axes, x.ndim):
+            b, v, f = best[osl], x[isl], filled[osl]
+            take = v > b
+            take |= ~f
+            np.copyto(b, v, where=take)
+            if want_indices:
+                np.copyto(taps[osl], t, where=take)
+            f[...] = True
+    elif best.size:
         greater = np.fmax if x.dtype.kind == "f" else np.maximum
         for t, osl, isl in _tap_boxes(plans, axes, x.ndim):
             b, v = best[osl], x[isl]
@@ -199,4 +209,6 @@ def _divisor(spec, plans, rank, axes):
     first = axes[0]
     for i, p in enumerate(plans):
         div = div * _broadcast(_counts(p, clip).astype(np.float64), i, rank, first)
+    if spec.count == "exclude_onnx":
+        div = np.maximum(div, 1.0)          # an empty window sums to 0: 0 / 1
     return div

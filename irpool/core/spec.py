@@ -16,7 +16,13 @@ REDUCTIONS = ("max", "avg", "lp")
 #   exclude_pad       the number of input elements in the window (0 elements: 0, so 0/0 = NaN)
 #   include_openvino  prod(kernel) when any resolved pad is non-zero, else the number of input elements
 #   include_onnx      the window clipped to [-pad_begin, L + pad_end) (onnxruntime's count_include_pad=1)
-COUNTS = ("exclude_pad", "include_openvino", "include_onnx")
+#   exclude_onnx      the number of input elements; a window with none averages to 0 (onnxruntime)
+COUNTS = ("exclude_pad", "include_openvino", "include_onnx", "exclude_onnx")
+# Where a max window starts:
+#   lowest  the dtype's lowest value with the (n, c) base index; a tap must beat it (OpenVINO)
+#   first   its first tap inside the input; a later tap must be strictly greater (onnxruntime's
+#           MaxPool loop, so a NaN first tap sticks); a window with no such tap as for `lowest`
+MAX_STARTS = ("lowest", "first")
 LAYOUTS = ("channels_first", "channels_last")
 INDEX_DTYPES = ("int32", "int64")
 
@@ -53,6 +59,7 @@ class PoolSpec:
     index_dtype: str = "int64"
     storage_order: int = 0          # ONNX MaxPool Indices: 1 makes the spatial part column-major
     layout: str = "channels_first"
+    max_start: str = "lowest"
 
     def __post_init__(self):
         kernel = _ints("kernel", self.kernel, None, minimum=1)
@@ -69,7 +76,8 @@ class PoolSpec:
         set_("pads_end", _ints("pads_end", self.pads_end if self.pads_end is not None else (0,) * n,
                                n, minimum=0))
         for name, allowed in (("rounding", ROUNDINGS), ("auto_pad", AUTO_PADS), ("reduction", REDUCTIONS),
-                              ("count", COUNTS), ("layout", LAYOUTS), ("index_dtype", INDEX_DTYPES)):
+                              ("count", COUNTS), ("layout", LAYOUTS), ("index_dtype", INDEX_DTYPES),
+                              ("max_start", MAX_STARTS)):
             if getattr(self, name) not in allowed:
                 raise IRError(f"{name} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.storage_order not in (0, 1):

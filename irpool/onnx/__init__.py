@@ -1,0 +1,9 @@
+"""ONNX MaxPool, AveragePool and LpPool (every opset) and com.ms.internal.nhwc MaxPool on the shared core.
+
+    irpool.onnx.run(op_type, x, attrs, *, opset, domain="", outputs=1) -> list of arrays
+
+Never imports the onnx package: an `onnx.NodeProto` is read through its fields (duck typing).
+"""
+from .translate import NHWC, node_attrs, op_version, run, to_spec
+
+__all__ = ["NHWC", "node_attrs", "op_version", "run", "to_spec"]

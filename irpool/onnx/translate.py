@@ -1,0 +1,164 @@
+"""Translate an ONNX pooling node's attributes, per op version (schemas/onnx.json), into a PoolSpec.
+
+Semantics follow onnxruntime where the ONNX text is silent (DESIGN section 3): ceil_mode=1 drops a last
+window that starts in the end padding (ceil_torch); count_include_pad=1 divides by the window clipped to
+the padded input; a max window starts at its first tap inside the input.
+"""
+from __future__ import annotations
+
+
+import numpy as np
+
+from ..core import PoolSpec, pool
+from ..errors import IRError
+from ..opdefs import load
+
+NHWC = "com.ms.internal.nhwc"
+OPS = ("MaxPool", "AveragePool", "LpPool")
+
+
+def op_version(op_type: str, opset: int, domain: str = "") -> str:
+    """The op definition a model importing `opset` of `domain` uses, e.g. "MaxPool-12"."""
+    if op_type not in OPS:
+        raise IRError(f"irpool runs ONNX {', '.join(OPS)}, not {op_type!r}")
+    if domain not in ("", NHWC):
+        raise IRError(f"{op_type}: domain {domain!r} is not one irpool knows (use '' or {NHWC!r})")
+    if isinstance(opset, bool) or not isinstance(opset, (int, np.integer)) or opset < 1:
+        raise IRError(f"{op_type}: opset must be a positive integer, got {opset!r}")
+    ops = load("onnx")["ops"]
+    prefix = f"{domain}:{op_type}-" if domain else f"{op_type}-"
+    versions = sorted(int(k[len(prefix):]) for k in ops if k.startswith(prefix))
+    if domain and op_type != "MaxPool":
+        raise IRError(f"{op_type}: the {domain} domain has only MaxPool")
+    usable = [v for v in versions if v <= opset]
+    if not usable:
+        raise IRError(f"{op_type} does not exist in opset {opset} of domain {domain or 'ai.onnx'!r}"
+                      f" (first version: {versions[0]})")
+    return f"{prefix}{usable[-1]}"
+
+
+def node_attrs(node) -> dict:
+    """The attributes of an onnx.NodeProto as a plain dict (without importing onnx)."""
+    out = {}
+    for a in node.attribute:
+        # AttributeProto.type: 1 FLOAT, 2 INT, 3 STRING, 6 FLOATS, 7 INTS
+        value = {1: lambda: a.f, 2: lambda: a.i, 3: lambda: a.s.decode("utf-8", "replace"),
+                 6: lambda: list(a.floats), 7: lambda: list(a.ints)}.get(a.type)
+        if value is None:
+            raise IRError(f"{node.op_type}: attribute {a.name} has an ONNX type irpool does not read ({a.type})")
+        out[a.name] = value()
+    return out
+
+
+def _value(op: str, name: str, value, kind: str):
+    """Check one attribute's value against its declared ONNX type."""
+    def bad(what):
+        return IRError(f"{op}: attribute {name} must be {what}, got {value!r}")
+    if kind == "ints":
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise bad("a list of integers")
+        vals = list(value)
+        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals):
+            raise bad("a list of integers")
+        return tuple(int(v) for v in vals)
+    if kind == "floats":
+        try:
+            return tuple(float(v) for v in value)
+        except (TypeError, ValueError):
+            raise bad("a list of numbers") from None
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise bad("an integer")
+        return int(value)
+    if kind == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise bad("a number")
+        return float(value)
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if not isinstance(value, str):
+        raise bad("a string")
+    return value
+
+
+def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: int | None = None) -> PoolSpec:
+    """The PoolSpec of one node; IRError naming the op, its version and the attribute for any refusal."""
+    op = op_version(op_type, opset, domain)
+    d = load("onnx")["ops"][op]
+    defs = d["attributes"]
+    if not isinstance(attrs, dict):
+        raise IRError(f"{op}: attributes must be a dict, got {type(attrs).__name__}")
+    for name in attrs:
+        if name not in defs:
+            raise IRError(f"{op} has no attribute {name!r} (it has {', '.join(sorted(defs))})")
+    a = {k: _value(op, k, v, defs[k]["type"]) for k, v in attrs.items()}
+    for name, definition in defs.items():
+        if name not in a and "default" in definition:
+            a[name] = definition["default"]
+    if "kernel_shape" not in a:
+        raise IRError(f"{op}: attribute kernel_shape is required")
+    kernel = a["kernel_shape"]
+    n = len(kernel)
+    if rank is not None and rank != n + 2:
+        raise IRError(f"{op}: kernel_shape has {n} axes, so X must have rank {n + 2}, not {rank}")
+    for name in ("strides", "dilations"):
+        if name in a and len(a[name]) != n:
+            raise IRError(f"{op}: attribute {name} has {len(a[name])} values, kernel_shape has {n}")
+    pads = a.get("pads")
+    if pads is not None and len(pads) != 2 * n:
+        raise IRError(f"{op}: attribute pads has {len(pads)} values; {n} spatial axes need {2 * n}"
+                      " (all begins, then all ends)")
+    auto = a["auto_pad"]
+    auto_pads = load("onnx")["auto_pad"]
+    if auto not in auto_pads:
+        raise IRError(f"{op}: attribute auto_pad={auto!r} is not one of {', '.join(auto_pads)}")
+    if pads is not None and auto != "NOTSET" and "pads" in attrs:
+        raise IRError(f"{op}: attributes pads and auto_pad={auto} cannot be used together")
+    for name in ("ceil_mode", "count_include_pad", "storage_order"):
+        if a.get(name, 0) not in (0, 1):
+            raise IRError(f"{op}: attribute {name} must be 0 or 1, got {a[name]}")
+    if a.get("activation") or a.get("activation_params"):
+        raise IRError(f"{op}: a fused activation ({a.get('activation')!r}) is not something irpool runs")
+    reduction = load("onnx")["reductions"][op_type]
+    p = a.get("p", 2)
+    if reduction == "lp" and op.startswith("LpPool-") and defs["p"]["type"] == "int" and p < 1:
+        raise IRError(f"{op}: attribute p must be at least 1, got {p}")
+    try:
+        return PoolSpec(kernel=kernel, strides=a.get("strides"), dilations=a.get("dilations"),
+                        pads_begin=pads[:n] if pads else None, pads_end=pads[n:] if pads else None,
+                        rounding="ceil_torch" if a.get("ceil_mode", 0) else "floor",
+                        auto_pad=auto_pads[auto], reduction=reduction,
+                        count="include_onnx" if a.get("count_include_pad", 0) else "exclude_onnx",
+                        p=p, storage_order=a.get("storage_order", 0),
+                        layout="channels_last" if domain == NHWC else "channels_first", max_start="first")
+    except IRError as e:
+        raise IRError(f"{op}: {e.reason}") from None
+
+
+def run(op_type, x=None, attrs=None, *, opset: int, domain: str = "", outputs: int = 1) -> list:
+    """Execute one ONNX pooling node on `x`: [Y] or [Y, Indices].
+
+    `op_type` may be an onnx.NodeProto; its op_type, domain and attributes are then read from it."""
+    if hasattr(op_type, "attribute") and hasattr(op_type, "op_type"):
+        node = op_type
+        if attrs is not None:
+            raise IRError(f"{node.op_type}: give the attributes in the NodeProto or in attrs, not both")
+        attrs, domain, op_type = node_attrs(node), node.domain or domain, node.op_type
+        outputs = len([o for o in node.output if o]) if outputs == 1 else outputs
+    attrs = {} if attrs is None else attrs
+    op = op_version(op_type, opset, domain)
+    d = load("onnx")["ops"][op]
+    if outputs not in range(1, d["outputs"] + 1):
+        raise IRError(f"{op} has {d['outputs']} output(s), {outputs} asked for")
+    if x is None:
+        raise IRError(f"{op}: no input X given")
+    x = np.asarray(x)
+    if x.dtype.name not in d["types"]:
+        raise IRError(f"{op} does not take X of element type {x.dtype} (it takes {', '.join(d['types'])})")
+    spec = to_spec(op_type, attrs, opset=opset, domain=domain, rank=x.ndim)
+    try:
+        if outputs == 2:
+            return list(pool(x, spec, indices=True))
+        return [pool(x, spec)]
+    except IRError as e:
+        raise IRError(f"{op}: {e.reason}") from None

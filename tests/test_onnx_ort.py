@@ -1,0 +1,235 @@
+"""irpool.onnx against onnxruntime on random nodes, for every opset onnxruntime runs.
+
+onnxruntime's known defects are asserted, not skipped: for each one the test states what onnxruntime
+computes instead, and checks that too.
+  A. SAME_UPPER/SAME_LOWER pads ignore dilations: onnxruntime pads by the undilated kernel.
+  B. Floor mode truncates a float: when -stride < num < 0 it yields one window where the kernel does
+     not fit; irpool refuses.
+  C. A max window with no element inside the input gets index base - sum(axis strides) (every
+     coordinate -1); irpool gives the (n, c) base index, as OpenVINO does.
+  D. MaxPool without Indices (MLAS) skips NaN; with Indices a NaN first tap sticks. irpool does the
+     latter for both outputs.
+  E. onnxruntime refuses pads >= kernel_shape on an axis (the ONNX text does not).
+  F. SAME pads are not clamped at 0: with a stride larger than the kernel onnxruntime pads by a negative
+     amount, which either fails ("padding values must be non-negative") or shifts the windows inward.
+  onnxruntime also lacks kernels for some dtypes in some versions (float16 LpPool fails to build its own
+  inserted Cast); those cases are counted as `no_kernel`, not compared.
+"""
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+import irpool.onnx
+from irpool import IRError, PoolSpec, pool
+
+ort = pytest.importorskip("onnxruntime")
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper  # noqa: E402
+
+VERSIONS = {"MaxPool": [8, 10, 11, 12, 22], "AveragePool": [7, 10, 11, 19, 22], "LpPool": [2, 11, 18, 22]}
+CASES_PER_VERSION = 100
+
+
+def ort_run(op, x, attrs, opset, outputs):
+    et = helper.np_dtype_to_tensor_dtype(x.dtype)
+    names = ["y", "i"][:outputs]
+    node = helper.make_node(op, ["x"], names, **attrs)
+    outs = [helper.make_tensor_value_info("y", et, None)]
+    if outputs == 2:
+        outs.append(helper.make_tensor_value_info("i", TensorProto.INT64, None))
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", et, None)], outs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.log_severity_level = 3
+    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    return sess.run(None, {"x": x})
+
+
+def random_node(rng, op, version):
+    nd = int(rng.integers(1, 4))
+    attrs = {"kernel_shape": [int(v) for v in rng.integers(1, 4, nd)]}
+    has = irpool.onnx.translate.load("onnx")["ops"][irpool.onnx.op_version(op, version)]["attributes"]
+    if rng.random() < 0.7:
+        attrs["strides"] = [int(v) for v in rng.integers(1, 4, nd)]
+    if "dilations" in has and rng.random() < 0.5:
+        attrs["dilations"] = [int(v) for v in rng.integers(1, 4, nd)]
+    if "ceil_mode" in has and rng.random() < 0.5:
+        attrs["ceil_mode"] = 1
+    if "count_include_pad" in has and rng.random() < 0.5:
+        attrs["count_include_pad"] = 1
+    if "storage_order" in has and rng.random() < 0.3:
+        attrs["storage_order"] = 1
+    if op == "LpPool":
+        attrs["p"] = int(rng.integers(1, 4))
+    mode = rng.choice(["NOTSET", "pads", "SAME_UPPER", "SAME_LOWER", "VALID"])
+    if mode == "pads":
+        k = attrs["kernel_shape"]
+        attrs["pads"] = [int(rng.integers(0, k[i % nd] + (rng.random() < 0.1))) for i in range(2 * nd)]
+    elif mode != "NOTSET":
+        attrs["auto_pad"] = str(mode)
+    shape = [int(rng.integers(1, 3)), int(rng.integers(1, 4))] + [int(v) for v in rng.integers(1, 8 if nd < 3 else 5, nd)]
+    dtypes = ["float32", "float16", "float64"] + (["int8", "uint8"] if op == "MaxPool" and version >= 12 else [])
+    dtype = np.dtype(rng.choice(dtypes))
+    x = rng.integers(-4, 5, size=shape)
+    x = (np.abs(x) if dtype.kind == "u" else x).astype(dtype)
+    if dtype.kind == "f":
+        x = x + rng.random(shape).astype(dtype)            # few ties in floats; NaN: see defect D
+    outputs = 2 if op == "MaxPool" and version >= 8 and rng.random() < 0.6 else 1
+    return attrs, x, outputs
+
+
+def ort_same_pads(spec, spatial):
+    """Defects A and F: onnxruntime's SAME pads, from the undilated kernel and not clamped at 0."""
+    pb, pe = [], []
+    for L, k, s in zip(spatial, spec.kernel, spec.strides):
+        need = (math.ceil(L / s) - 1) * s + k - L
+        # pad_head = need / 2 (SAME_UPPER) or (need + 1) / 2 (SAME_LOWER), C++ division toward 0
+        head = int(need / 2) if spec.auto_pad == "same_upper" else int((need + 1) / 2)
+        pb.append(head)
+        pe.append(need - head)
+    return pb, pe
+
+
+def ort_same(x, spec, indices):
+    """What onnxruntime computes for a SAME node: negative pads crop the input (values only then)."""
+    pb, pe = ort_same_pads(spec, x.shape[2:])
+    crop = (slice(None),) * 2 + tuple(slice(max(0, -b), L - max(0, -e)) for b, e, L in zip(pb, pe, x.shape[2:]))
+    spec = dataclasses.replace(spec, auto_pad="explicit", pads_begin=tuple(max(0, b) for b in pb),
+                               pads_end=tuple(max(0, e) for e in pe))
+    cropped = any(b < 0 or e < 0 for b, e in zip(pb, pe))
+    out = pool(x[crop], spec, indices=indices and not cropped)
+    return spec, cropped, (list(out) if indices and not cropped else [out])
+
+
+def ort_len(spec, spatial):
+    """Defect B: onnxruntime's output length rounds float(num) / s toward 0 (floor mode) or up (ceil mode),
+    so -s < num < 0 still gives a window; then ceil mode drops a window starting in the end padding."""
+    if spec.auto_pad.startswith("same"):
+        pads = ort_same_pads(spec, spatial)
+    else:
+        pads = (spec.pads_begin, spec.pads_end) if spec.auto_pad == "explicit" else ((0,) * spec.ndim,) * 2
+    out = []
+    for L, s, dk, pb, pe in zip(spatial, spec.strides, spec.dilated_kernel, *pads):
+        q = np.float32(L + pb + pe - dk) / np.float32(s)
+        n = int(q) + 1 if spec.rounding == "floor" else int(np.ceil(q)) + 1
+        if spec.rounding != "floor" and (n - 1) * s >= L + pb:
+            n -= 1
+        out.append(n)
+    return out
+
+
+def _pads(spec, spatial):
+    from irpool.core import plan
+    plans = plan(spec, (1, 1) + tuple(spatial))
+    return [p.pad_begin for p in plans], [p.pad_end for p in plans]
+
+
+def empty_windows(x, spec):
+    """Where a window has no input element: an exclude-pad average of ones is 0 only there."""
+    ones = np.ones(x.shape[:2] + x.shape[2:], dtype=np.float32)
+    return pool(ones, dataclasses.replace(spec, reduction="avg", count="exclude_onnx")) == 0
+
+
+def ort_or_none(op, x, attrs, version, outputs):
+    """onnxruntime's outputs, None when it has no kernel for this dtype and version, or its error text."""
+    try:
+        return ort_run(op, x, attrs, version, outputs)
+    except Exception as e:                  # onnxruntime raises its own exception types
+        if "NOT_IMPLEMENTED" in str(e) or "InsertedPrecisionFreeCast" in str(e):
+            return None
+        return str(e)
+
+
+@pytest.mark.parametrize("op,version", [(op, v) for op, vs in VERSIONS.items() for v in vs])
+def test_random_nodes_match_onnxruntime(op, version):
+    rng = np.random.default_rng(abs(hash((op, version))) % 2 ** 32)
+    seen = dict(compared=0, A=0, B=0, C=0, E=0, F=0, no_kernel=0)
+    for _ in range(CASES_PER_VERSION):
+        attrs, x, outputs = random_node(rng, op, version)
+        where = (op, version, attrs, x.shape, x.dtype)
+        spec = irpool.onnx.to_spec(op, attrs, opset=version, rank=x.ndim)
+        spatial = x.shape[2:]
+        want = ort_or_none(op, x, attrs, version, outputs)
+        if want is None:
+            seen["no_kernel"] += 1
+            continue
+        pads = attrs.get("pads", [0] * (2 * len(spatial)))
+        if any(p >= k for p, k in zip(pads, attrs["kernel_shape"] * 2)):
+            assert "Pad should be smaller than kernel" in want, where          # defect E
+            seen["E"] += 1
+            continue
+        run_spec, cropped = spec, False
+        try:
+            if spec.auto_pad.startswith("same") and ort_same_pads(spec, spatial) != _pads(spec, spatial):
+                run_spec, cropped, got = ort_same(x, spec, outputs == 2)      # defects A, F
+                if isinstance(want, str) and "non-negative" in want:
+                    seen["F"] += 1
+                    continue
+                seen["A" if not cropped else "F"] += 1
+            else:
+                got = pool(x, spec, indices=outputs == 2)
+                got = list(got) if outputs == 2 else [got]
+        except IRError as e:
+            assert "does not fit" in str(e), (where, e)
+            lengths = ort_len(spec, spatial)
+            if isinstance(want, str):                                          # onnxruntime agrees
+                assert "negative" in want and min(lengths) < 0, (where, want)
+            else:
+                assert list(want[0].shape[2:]) == lengths, where               # defect B
+                seen["B"] += 1
+            continue
+        assert not isinstance(want, str), (where, want)
+        if run_spec is spec:                                                    # the public entry point too
+            again = irpool.onnx.run(op, x, attrs, opset=version, outputs=outputs)
+            for a, b in zip(again, got):
+                np.testing.assert_array_equal(a, b)
+        want = want[:len(got)]                  # defect F with a crop: values only
+        assert [g.shape for g in got] == [w.shape for w in want], where
+        assert [g.dtype for g in got] == [w.dtype for w in want], where
+        if x.dtype.kind == "f" and op != "MaxPool":
+            tol = 2e-2 if x.dtype == np.float16 else 1e-5
+            np.testing.assert_allclose(got[0].astype(np.float64), want[0].astype(np.float64), rtol=tol, atol=tol,
+                                       err_msg=str(where))
+        else:
+            np.testing.assert_array_equal(got[0], want[0], err_msg=str(where))
+        if len(got) == 2:
+            empty = empty_windows(x, run_spec)
+            if empty.any():                                                    # defect C
+                lengths = list(spatial)
+                mult = ([math.prod(lengths[i + 1:]) for i in range(len(lengths))] if not run_spec.storage_order
+                        else [math.prod(lengths[:i]) for i in range(len(lengths))])
+                base = (np.arange(x.shape[0])[:, None] * x.shape[1] + np.arange(x.shape[1])[None, :])
+                base = np.broadcast_to((base * math.prod(lengths)).reshape(base.shape + (1,) * len(spatial)),
+                                       empty.shape)
+                np.testing.assert_array_equal(got[1][empty], base[empty])
+                np.testing.assert_array_equal(want[1][empty], base[empty] - sum(mult))
+                seen["C"] += 1
+            np.testing.assert_array_equal(got[1][~empty], want[1][~empty], err_msg=str(where))
+        seen["compared"] += 1
+    print(op, version, seen)
+    assert seen["compared"] >= CASES_PER_VERSION // 4, seen
+
+
+def test_defect_c_empty_window_index_and_d_nan():
+    """Probed cases: C (a window wholly in the padding) and D (NaN with and without Indices)."""
+    x = np.array([[[7.0, 6, 5], [8.0, 9, 1]]], np.float32)          # L=3, taps -1 and 3: both outside
+    attrs = dict(kernel_shape=[2], dilations=[4], pads=[1, 1])
+    y, i = irpool.onnx.run("MaxPool", x, attrs, opset=12, outputs=2)
+    oy, oi = ort_run("MaxPool", x, attrs, 12, 2)
+    np.testing.assert_array_equal(y, oy)                             # both: the lowest float32
+    assert y[0, 0, 0] == np.finfo(np.float32).min
+    assert i.ravel().tolist() == [0, 3] and oi.ravel().tolist() == [-1, 2]
+    x = np.array([[[np.nan, 1, 1, np.nan, 2, 3]]], np.float32)
+    attrs = dict(kernel_shape=[2], strides=[2])
+    y, i = irpool.onnx.run("MaxPool", x, attrs, opset=12, outputs=2)
+    oy, oi = ort_run("MaxPool", x, attrs, 12, 2)
+    np.testing.assert_array_equal(y, oy)                             # a NaN first tap sticks
+    np.testing.assert_array_equal(i, oi)
+    assert np.isnan(y[0, 0, 0]) and i.ravel().tolist() == [0, 2, 5]
+    (only_y,) = ort_run("MaxPool", x, attrs, 12, 1)
+    assert only_y.ravel().tolist() == [1.0, 1.0, 3.0]                # D: without Indices NaN is skipped
+    (y1,) = irpool.onnx.run("MaxPool", x, attrs, opset=12)
+    np.testing.assert_array_equal(y1, y)                             # irpool: the same with or without
