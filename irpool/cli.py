@@ -13,6 +13,7 @@ import tempfile
 import numpy as np
 
 from .errors import IRError
+from .ir.parse import MAX_BYTES
 
 
 def _check(args) -> int:
@@ -20,7 +21,7 @@ def _check(args) -> int:
     status, docs = 0, []
     for path in args.files:
         try:
-            report = check(path)
+            report = check(path, max_bytes=args.max_bytes)
         except IRError as e:
             print(f"irpool: {e}", file=sys.stderr)
             status = 2
@@ -73,7 +74,7 @@ def _run(args) -> int:
     inputs = _load_inputs(args.input)
     if not inputs:
         raise IRError("give the inputs with -i NAME=file.npy (NAME: a Parameter's name; 0 for a bare layer)")
-    outputs = run(args.file, inputs)
+    outputs = run(args.file, inputs, max_bytes=args.max_bytes)
     for name, arr in outputs.items():
         print(f"{name}: {arr.dtype} {list(arr.shape)}")
     if args.output:
@@ -84,8 +85,20 @@ def _run(args) -> int:
 
 def _explain(args) -> int:
     from .ir import explain
-    print(explain(args.file, args.layer))
+    print(explain(args.file, args.layer, max_bytes=args.max_bytes))
     return 0
+
+
+def _size(text: str) -> int:
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    t = text.strip().upper().rstrip("B")
+    try:
+        n = int(t[:-1]) * units[t[-1]] if t and t[-1] in units else int(t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r}") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r}")
+    return n
 
 
 def main(argv=None) -> int:
@@ -104,6 +117,9 @@ def main(argv=None) -> int:
     p.add_argument("file", metavar="FILE")
     p.add_argument("--layer", metavar="ID")
     p.set_defaults(func=_explain)
+    for p in sub.choices.values():
+        p.add_argument("--max-bytes", type=_size, default=MAX_BYTES, metavar="N",
+                       help="refuse a file larger than N bytes (suffixes K, M, G; default 1G)")
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -9,7 +9,7 @@ from lxml import etree
 from ..core import plan
 from ..errors import IRError
 from .layers import POOL_TYPES, check_dims, dtype_of, input_types, interpret, is_pooling
-from .parse import MAX_BYTES, Document, Layer, _layer, _lenient_dim, light_ports, parse_dim
+from .parse import MAX_BYTES, Document, Layer, _edge, _layer, _lenient_dim, light_ports, parse_dim
 
 
 @dataclass
@@ -115,6 +115,7 @@ class _Checker:
         ends = [x(holder) for x in _EDGE_XPATHS]
         if any(len(e) != len(holder) for e in ends):    # not every child an edge with 4 ends: read each in full
             edges = [_edge(el, self.doc.problems) if el.tag == "edge" else None for el in holder[:n]]
+            edges = [e and (e.from_layer, e.from_port, e.to_layer, e.to_port) for e in edges]
         else:
             edges = list(zip(*ends))[:n]
         for i, e in enumerate(edges):

@@ -4,11 +4,11 @@ from __future__ import annotations
 from ..core import plan
 from ..errors import IRError
 from .layers import interpret, is_pooling
-from .parse import parse
+from .parse import MAX_BYTES, parse
 
 
-def explain(source, layer_id: str | None = None) -> str:
-    net = parse(source)
+def explain(source, layer_id: str | None = None, *, max_bytes: int = MAX_BYTES) -> str:
+    net = parse(source, max_bytes=max_bytes)
     out = []
     layers = [lay for lay in net.layers if is_pooling(lay) and (layer_id is None or lay.id == layer_id)]
     if layer_id is not None and not layers:

@@ -104,10 +104,10 @@ def _validate(el, problems) -> bool:
         return True
     seen = set()
     for err in rng.error_log:
-        key = (err.line, err.message)
+        key = (err.line or el.sourceline, err.message)
         if key not in seen:
             seen.add(key)
-            problems.append((err.line, f"structure: {err.message}"))
+            problems.append((key[0], f"structure: {err.message}"))
     return False
 
 

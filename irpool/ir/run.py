@@ -7,14 +7,14 @@ from ..core import pool
 from ..errors import IRError
 from .check import parameter_shape
 from .layers import check_dims, dtype_of, interpret, is_pooling
-from .parse import Layer, Net, parse
+from .parse import MAX_BYTES, Layer, Net, parse
 
 RUNNABLE = ("Parameter", "Result", "MaxPool", "AvgPool")
 
 
-def run(source, inputs) -> dict:
+def run(source, inputs, *, max_bytes: int = MAX_BYTES) -> dict:
     """Snippet: {output port id: array}. Net: {Result layer name: array}, in the order Results appear."""
-    net = parse(source)
+    net = parse(source, max_bytes=max_bytes)
     if net.problems:
         line, message = net.problems[0]
         raise IRError(message, file=net.file, line=line, code="bad-structure")
