@@ -89,7 +89,9 @@ def big_file_child(path):
     t = time.perf_counter()
     report = irpool.check(path)
     dt = time.perf_counter() - t
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # VmHWM, not ru_maxrss: ru_maxrss keeps the parent's peak across fork + exec
+    hwm = [ln for ln in pathlib.Path("/proc/self/status").read_text().splitlines() if ln.startswith("VmHWM:")]
+    rss = int(hwm[0].split()[1]) / 1024 if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{dt:.2f} {rss:.0f} {len(report.findings)}")
 
 

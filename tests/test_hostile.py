@@ -153,3 +153,17 @@ def test_fuzzed_ir_only_reports_or_raises_irerror(text):
         irpool.explain(text)
     except IRError:
         pass
+
+
+def test_input_files_are_never_modified(tmp_path):
+    path = tmp_path / "net.xml"
+    path.write_text(SMALL)
+    xin = tmp_path / "x.npy"
+    np.save(xin, X)
+    before = [(p.read_bytes(), p.stat().st_mtime_ns) for p in (path, xin)]
+    irpool.check(path)
+    irpool.explain(path)
+    irpool.run(path, np.load(xin))
+    from irpool.cli import main
+    assert main(["run", str(path), "-i", f"image={xin}", "-o", str(tmp_path / "out.npz")]) == 0
+    assert [(p.read_bytes(), p.stat().st_mtime_ns) for p in (path, xin)] == before
