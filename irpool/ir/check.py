@@ -77,12 +77,12 @@ class _Checker:
                        tuple(etree.tostring(child, with_tail=False) for child in el))
                 ports = self.clean.get(key)
                 if ports is None:
-                    self.layer(_layer(el, True, self.doc.problems), key)
+                    self.layer(_layer(el, self.doc.problems), key)
                     continue
             else:
                 ports = light_ports(el)
                 if ports is None:
-                    self.layer(_layer(el, True, self.doc.problems))
+                    self.layer(_layer(el, self.doc.problems))
                     continue
             self.remember(lid, el.get("name"), el.get("type"), ports)
 
@@ -161,7 +161,7 @@ def check(source, *, max_bytes: int = MAX_BYTES) -> Report:
     checker = _Checker(doc, report)
     for holder, n in doc.batches():
         if holder is None:
-            checker.layer(_layer(n, True, doc.problems))
+            checker.layer(_layer(n, doc.problems))
         elif holder.tag == "layers":
             checker.layers(holder, n)
         else:

@@ -26,19 +26,15 @@ _PROLOG_PEEK = 1 << 20
 _ROOT_TAG = re.compile(rb"<([A-Za-z_][-.\w:]*)")
 
 
+@dataclass
 class Port:
-    """One <port>. `raw_dims` as written; `dims` parsed (int, or None for dynamic or unreadable)."""
-    __slots__ = ("id", "precision", "names", "line", "raw_dims", "dim_lines", "_dims")
-
-    def __init__(self, id, precision, names, line, raw_dims, dim_lines=(), dims=None):
-        self.id, self.precision, self.names, self.line = id, precision, names, line
-        self.raw_dims, self.dim_lines, self._dims = raw_dims, dim_lines, dims
-
-    @property
-    def dims(self) -> list:
-        if self._dims is None:
-            self._dims = [_lenient_dim(t) for t in self.raw_dims]
-        return self._dims
+    id: str
+    precision: str | None
+    names: str | None
+    line: int
+    raw_dims: tuple       # as written, for messages and the edge check
+    dim_lines: tuple      # the line of each <dim>
+    dims: list            # int, or None for a dynamic (or unreadable) dim
 
 
 @dataclass
@@ -222,12 +218,11 @@ class Document:
             self.ir_version = root.get("version")
             _validate(root, self.problems)
 
-    def items(self, full=lambda layer_type: True):
-        """Yield each top-level Layer and Edge in document order. Layers whose type `full` rejects come
-        light: no <data>, ports with raw dims only (enough to check the edges)."""
+    def items(self):
+        """Yield each top-level Layer and Edge in document order."""
         for holder, n in self.batches():
             if holder is None:
-                yield _layer(n, True, self.problems)
+                yield _layer(n, self.problems)
                 continue
             want = "layer" if holder.tag == "layers" else "edge"
             for el in holder[:n]:
@@ -235,7 +230,7 @@ class Document:
                     self.problems.append((el.sourceline, f"structure: <{el.tag}> inside <{holder.tag}>, where"
                                                          f" only <{want}> belongs"))
                 elif want == "layer":
-                    yield _layer(el, full(el.get("type")), self.problems)
+                    yield _layer(el, self.problems)
                 else:
                     edge = _edge(el, self.problems)
                     if edge is not None:
@@ -251,15 +246,14 @@ def _edge(el, problems) -> Edge | None:
     return Edge(*vals, line=el.sourceline)
 
 
-def _layer(el, full: bool, problems) -> Layer:
+def _layer(el, problems) -> Layer:
     data, data_line, sections, odd = {}, el.sourceline, {}, el.get("id") is None or el.get("type") is None
     for child in el:
         tag = child.tag
         if tag == "data":
             odd = odd or "data" in sections
             sections["data"] = ()
-            if full:
-                data, data_line = dict(child.attrib), child.sourceline
+            data, data_line = dict(child.attrib), child.sourceline
         elif tag == "input" or tag == "output":
             odd = odd or tag in sections
             ports = []
@@ -267,8 +261,7 @@ def _layer(el, full: bool, problems) -> Layer:
                 if p.tag != "port" or p.get("id") is None:
                     odd = True
                     continue
-                ports.append(_port(p, problems) if full else
-                             Port(p.get("id"), None, None, p.sourceline, tuple([d.text for d in p if d.tag == "dim"])))
+                ports.append(_port(p, problems))
             sections[tag] = ports
     if odd:
         _validate(el, problems)
