@@ -71,6 +71,7 @@ BROKEN = {
     "negative dim": lambda t: t.replace("<dim>8</dim>", "<dim>-7</dim>", 1),
     "layer without id": lambda t: t.replace('<layer id="3" name="pooled"', '<layer name="pooled"', 1),
     "edge without to-port": lambda t: t.replace('to-port="0"/>', "/>", 1),
+    "stranger among the edges": lambda t: t.replace("<edges>", "<edges>\n\t\t<foo/>", 1),
 }
 
 

@@ -9,7 +9,8 @@ from lxml import etree
 from ..core import plan
 from ..errors import IRError
 from .layers import POOL_TYPES, check_dims, dtype_of, input_types, interpret, is_pooling
-from .parse import MAX_BYTES, Document, Layer, _edge, _layer, _lenient_dim, light_ports, parse_dim
+from .parse import (EDGE_ENDS, MAX_BYTES, Document, Layer, _edge, _layer, _lenient_dim, belongs, light_ports,
+                    parse_dim)
 
 
 @dataclass
@@ -47,8 +48,7 @@ class Report:
         return [f for f in self.findings if f.severity == "error"]
 
 
-_EDGE_ENDS = ("from-layer", "from-port", "to-layer", "to-port")
-_EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in _EDGE_ENDS]
+_EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in EDGE_ENDS]
 
 
 class _Checker:
@@ -63,9 +63,7 @@ class _Checker:
 
     def layers(self, holder, n) -> None:
         for el in holder[:n]:
-            if el.tag != "layer":
-                self.doc.problems.append((el.sourceline, f"structure: <{el.tag}> inside <layers>, where only"
-                                                         " <layer> belongs"))
+            if not belongs(el, holder, self.doc.problems):
                 continue
             lid = el.get("id")
             if lid in self.seen:
@@ -114,7 +112,8 @@ class _Checker:
     def edges(self, holder, n) -> None:
         ends = [x(holder) for x in _EDGE_XPATHS]
         if any(len(e) != len(holder) for e in ends):    # not every child an edge with 4 ends: read each in full
-            edges = [_edge(el, self.doc.problems) if el.tag == "edge" else None for el in holder[:n]]
+            edges = [_edge(el, self.doc.problems) if belongs(el, holder, self.doc.problems) else None
+                     for el in holder[:n]]
             edges = [e and (e.from_layer, e.from_port, e.to_layer, e.to_port) for e in edges]
         else:
             edges = list(zip(*ends))[:n]

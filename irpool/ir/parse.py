@@ -93,18 +93,17 @@ def _schema() -> etree.RelaxNG:
     return _RNG
 
 
-def _validate(el, problems) -> bool:
-    """RELAX NG on one subtree (a layer, or the skeleton); its errors become problems. True if valid."""
+def _validate(el, problems) -> None:
+    """RELAX NG on one subtree (a layer, or the skeleton); its errors become problems."""
     rng = _schema()
     if rng.validate(el):
-        return True
+        return
     seen = set()
     for err in rng.error_log:
         key = (err.line or el.sourceline, err.message)
         if key not in seen:
             seen.add(key)
             problems.append((key[0], f"structure: {err.message}"))
-    return False
 
 
 _PARSER_OPTIONS = dict(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
@@ -159,8 +158,8 @@ _FEED = 1 << 20           # bytes handed to the parser at a time
 
 
 class Document:
-    """An IR document being read. `file`, `is_snippet` are known at once, `ir_version` once reading has
-    begun; `problems` fills in as it goes. `batches()` hands over the top-level layers and edges in
+    """An IR document being read. `file` is known at once; `is_snippet` from the prolog and for sure once
+    reading is done, `ir_version` once reading has begun; `problems` fills in as it goes. `batches()` hands over the top-level layers and edges in
     batches of whole elements and drops each batch from memory when the caller asks for the next."""
 
     def __init__(self, source, *, max_bytes: int = MAX_BYTES):
@@ -212,7 +211,8 @@ class Document:
             self._stream.close()
         if root is None or not isinstance(root.tag, str) or root.tag not in ("net", "layer"):
             raise IRError("no <net> or <layer> root element: not OpenVINO IR", file=self.file)
-        if root.tag == "layer":
+        self.is_snippet = root.tag == "layer"       # the prolog peek may not have seen the root
+        if self.is_snippet:
             yield None, root
         else:
             self.ir_version = root.get("version")
@@ -224,12 +224,10 @@ class Document:
             if holder is None:
                 yield _layer(n, self.problems)
                 continue
-            want = "layer" if holder.tag == "layers" else "edge"
             for el in holder[:n]:
-                if el.tag != want:
-                    self.problems.append((el.sourceline, f"structure: <{el.tag}> inside <{holder.tag}>, where"
-                                                         f" only <{want}> belongs"))
-                elif want == "layer":
+                if not belongs(el, holder, self.problems):
+                    continue
+                if el.tag == "layer":
                     yield _layer(el, self.problems)
                 else:
                     edge = _edge(el, self.problems)
@@ -237,10 +235,23 @@ class Document:
                         yield edge
 
 
+EDGE_ENDS = ("from-layer", "from-port", "to-layer", "to-port")
+_HOLDS = {"layers": "layer", "edges": "edge"}
+
+
+def belongs(el, holder, problems) -> bool:
+    """Whether `el` is what its top-level holder holds (<layer> in <layers>, <edge> in <edges>); a problem if not."""
+    want = _HOLDS[holder.tag]
+    if el.tag == want:
+        return True
+    problems.append((el.sourceline, f"structure: <{el.tag}> inside <{holder.tag}>, where only <{want}> belongs"))
+    return False
+
+
 def _edge(el, problems) -> Edge | None:
-    vals = [el.get(k) for k in ("from-layer", "from-port", "to-layer", "to-port")]
+    vals = [el.get(k) for k in EDGE_ENDS]
     if None in vals:
-        missing = [k for k, v in zip(("from-layer", "from-port", "to-layer", "to-port"), vals) if v is None]
+        missing = [k for k, v in zip(EDGE_ENDS, vals) if v is None]
         problems.append((el.sourceline, f"structure: <edge> lacks {', '.join(missing)}"))
         return None
     return Edge(*vals, line=el.sourceline)

@@ -112,7 +112,7 @@ def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: in
     auto_pads = load("onnx")["auto_pad"]
     if auto not in auto_pads:
         raise IRError(f"{op}: attribute auto_pad={auto!r} is not one of {', '.join(auto_pads)}")
-    if pads is not None and auto != "NOTSET" and "pads" in attrs:
+    if pads is not None and auto != "NOTSET":
         raise IRError(f"{op}: attributes pads and auto_pad={auto} cannot be used together")
     for name in ("ceil_mode", "count_include_pad", "storage_order"):
         if a.get(name, 0) not in (0, 1):
@@ -121,7 +121,7 @@ def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: in
         raise IRError(f"{op}: a fused activation ({a.get('activation')!r}) is not something irpool runs")
     reduction = load("onnx")["reductions"][op_type]
     p = a.get("p", 2)
-    if reduction == "lp" and op.startswith("LpPool-") and defs["p"]["type"] == "int" and p < 1:
+    if reduction == "lp" and defs["p"]["type"] == "int" and p < 1:
         raise IRError(f"{op}: attribute p must be at least 1, got {p}")
     try:
         return PoolSpec(kernel=kernel, strides=a.get("strides"), dilations=a.get("dilations"),
