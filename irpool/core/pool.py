@@ -1,28 +1,53 @@
 """Execute a PoolSpec on a numpy array: max (with indices), average, Lp.
 
-One loop over kernel taps; each tap is one strided view of the input compared or added into the
-sub-box of the output whose windows see that tap inside the input. Padding is never materialised:
-a tap that falls in the padding simply does not touch that output element, which is exactly "padding
-never wins" for max and "excluded" for sums.
+The input is handled a chunk of planes at a time (planes: N*C, or N for channels-last), small enough to
+stay in cache and independent, so chunks run on threads (numpy releases the GIL in its loops). Each
+chunk is copied once into a phase buffer (`layout.py`) where every kernel tap is one contiguous slice,
+so a tap costs one numpy call over the whole chunk. Axes are reduced one at a time, last first, when
+that takes fewer element operations than all taps at once (it does for stride 1, not for 2x2 s2).
+Padding never reaches a result: padded cells hold the identity (lowest value, or 0 for sums).
 
 Max follows OpenVINO's CPU plugin: start from the lowest finite value of the compute type (float16 is
 computed in float32, so its empty window is -inf) with the window's (n, c) base index, take a tap only
-when it is strictly greater (ties keep the first tap in row-major kernel order, NaN never wins).
+when it is strictly greater (ties keep the first tap in row-major kernel order, NaN never wins). Reducing
+the last axis first keeps that order: each row keeps its first maximum, then the first row with the
+maximum wins.
 """
 from __future__ import annotations
 
-import itertools
 import math
+import os
+import threading
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from itertools import product
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from ..errors import IRError
+from .layout import Layout, axis_layout
 from .shape import AxisPlan, plan
 from .spec import PoolSpec
 
 MAX_DTYPES = tuple(np.dtype(t) for t in ("float16", "float32", "float64", "int8", "uint8", "int16",
                                          "uint16", "int32", "uint32", "int64", "uint64"))
 FLOAT_DTYPES = tuple(np.dtype(t) for t in ("float16", "float32", "float64"))
+CHUNK_BYTES = 1 << 20           # phase buffer per chunk: about half this machine's L2
+PARALLEL_BYTES = 1 << 20        # smaller inputs are not worth handing to threads
+NO_TAP = -1                     # tap offset of a window no tap won (a winner's offset is >= 0)
+KEEP_WORKSPACES = 8
+_EXECUTORS: dict[int, ThreadPoolExecutor] = {}
+_WORKSPACES: OrderedDict = OrderedDict()
+_WORKSPACES_LOCK = threading.Lock()
+
+
+def default_threads() -> int:
+    """Every core this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:                      # not on Linux
+        return os.cpu_count() or 1
 
 
 def _accumulator(dtype: np.dtype) -> np.dtype:
@@ -36,21 +61,6 @@ def _lowest(dtype: np.dtype):
     if dtype.kind == "f":
         return np.finfo(dtype).min
     return np.iinfo(dtype).min
-
-
-def _axis_taps(p: AxisPlan):
-    """For each tap t of one axis: (output range, input slice) where the tap lands inside the input."""
-    taps = []
-    for t in range(p.kernel):
-        offset = t * p.dilation - p.pad_begin
-        lo = max(0, -(offset // p.stride))               # first o with o*s + offset >= 0
-        hi = min(p.out, (p.length - 1 - offset) // p.stride + 1) if p.length - 1 - offset >= 0 else 0
-        if hi > lo:
-            start = lo * p.stride + offset
-            taps.append((t, slice(lo, hi), slice(start, start + (hi - lo - 1) * p.stride + 1, p.stride)))
-        else:
-            taps.append((t, None, None))
-    return taps
 
 
 def _counts(p: AxisPlan, clip_to_pads: bool) -> np.ndarray:
@@ -70,15 +80,18 @@ def _counts(p: AxisPlan, clip_to_pads: bool) -> np.ndarray:
     return counts
 
 
-def _broadcast(vec: np.ndarray, i: int, ndim: int, first: int) -> np.ndarray:
-    """`vec` shaped to broadcast along axis first + i of an ndim-dimensional array."""
-    shape = [1] * ndim
-    shape[first + i] = vec.shape[0]
+def _along(vec: np.ndarray, i: int, n: int) -> np.ndarray:
+    """`vec` shaped to broadcast along spatial axis i of a (planes, s_1..s_n, q) grid."""
+    shape = [1] * (n + 2)
+    shape[1 + i] = vec.shape[0]
     return vec.reshape(shape)
 
 
-def pool(x, spec: PoolSpec, *, indices: bool = False):
-    """Pool `x` as `spec` says. Returns the values, or (values, indices) when `indices` is true."""
+def pool(x, spec: PoolSpec, *, indices: bool = False, threads: int | None = None):
+    """Pool `x` as `spec` says. Returns the values, or (values, indices) when `indices` is true.
+
+    `threads`: how many chunks run at once (None: every core; 1: this thread only).
+    """
     x = np.asarray(x)
     if x.ndim != spec.ndim + 2:
         raise IRError(f"input has rank {x.ndim} but the kernel has {spec.ndim} spatial axes"
@@ -90,54 +103,12 @@ def pool(x, spec: PoolSpec, *, indices: bool = False):
         raise IRError(f"{spec.reduction} pooling takes float16/32/64, not {x.dtype}")
     if indices and spec.reduction != "max":
         raise IRError("only max pooling has indices")
+    if threads is not None and (not isinstance(threads, int) or threads < 1):
+        raise IRError(f"threads must be a positive integer or None, got {threads!r}")
     plans = plan(spec, x.shape)
-    axes = spec.spatial_axes(x.ndim)
-    out_shape = list(x.shape)
-    for a, p in zip(axes, plans):
-        out_shape[a] = p.out
-    out_shape = tuple(out_shape)
     if indices:
         _check_axis(spec, x.ndim)
-    if spec.reduction == "max":
-        return _max(x, spec, plans, axes, out_shape, indices)
-    return _sum(x, spec, plans, axes, out_shape)
-
-
-def _tap_boxes(plans, axes, rank):
-    """Every kernel tap with its output box and input view index (taps that never land are left out)."""
-    per_axis = [_axis_taps(p) for p in plans]
-    for flat, combo in enumerate(itertools.product(*per_axis)):
-        if any(o is None for _, o, _ in combo):
-            continue
-        osl, isl = [slice(None)] * rank, [slice(None)] * rank
-        for a, (_, o, i) in zip(axes, combo):
-            osl[a], isl[a] = o, i
-        yield flat, tuple(osl), tuple(isl)
-
-
-def _max(x, spec, plans, axes, out_shape, want_indices):
-    best = np.full(out_shape, _lowest(x.dtype), dtype=x.dtype)
-    taps = np.full(out_shape, -1, dtype=np.int32) if want_indices else None
-    if best.size and spec.max_start == "first":
-        filled = np.zeros(out_shape, dtype=bool)
-        for t, osl, isl in _tap_boxes(plans, axes, x.ndim):
-            b, v, f = best[osl], x[isl], filled[osl]
-            take = v > b
-            take |= ~f
-            np.copyto(b, v, where=take)
-            if want_indices:
-                np.copyto(taps[osl], t, where=take)
-            f[...] = True
-    elif best.size:
-        greater = np.fmax if x.dtype.kind == "f" else np.maximum
-        for t, osl, isl in _tap_boxes(plans, axes, x.ndim):
-            b, v = best[osl], x[isl]
-            if want_indices:
-                np.copyto(taps[osl], t, where=v > b)
-            greater(b, v, out=b)
-    if not want_indices:
-        return best
-    return best, _indices(x.shape, spec, plans, axes, taps)
+    return _Run(x, spec, plans, indices).execute(threads or default_threads())
 
 
 def _check_axis(spec, rank):
@@ -145,70 +116,266 @@ def _check_axis(spec, rank):
         raise IRError(f"axis {spec.index_axis} is out of range [{-rank}, {rank - 1}] for an input of rank {rank}")
 
 
-def _indices(in_shape, spec, plans, axes, taps):
-    """Flat input index of each winning tap: (n*C + c)*prod(spatial) + flat_spatial, in NC-first terms."""
-    rank = len(in_shape)
-    if spec.layout == "channels_last":      # indices keep the channels-first shape and values
-        perm = (0, rank - 1) + tuple(range(1, rank - 1))
-        taps = taps.transpose(perm)
-        in_shape = tuple(in_shape[i] for i in perm)
-    n_sp = spec.ndim
-    lengths = [p.length for p in plans]
-    if spec.storage_order == 0:
-        mult = [math.prod(lengths[i + 1:]) for i in range(n_sp)]
-    else:                                   # column-major spatial part (ONNX storage_order=1)
-        mult = [math.prod(lengths[:i]) for i in range(n_sp)]
-    base = np.zeros((1, 1) + tuple(p.out for p in plans), dtype=np.int64)
-    for i, p in enumerate(plans):
-        start = (np.arange(p.out, dtype=np.int64) * p.stride - p.pad_begin) * mult[i]
-        base = base + _broadcast(start, i, rank, 2)
-    tap_off = np.zeros([p.kernel for p in plans], dtype=np.int64)
-    for i, p in enumerate(plans):
-        tap_off = tap_off + _broadcast(np.arange(p.kernel, dtype=np.int64) * p.dilation * mult[i], i, n_sp, 0)
-    # taps == -1 (no tap won) reads some entry harmlessly; np.where puts flat_spatial 0 (the base) there
-    flat = np.where(taps >= 0, base + tap_off.ravel()[taps], 0)
-    n, c = in_shape[0], in_shape[1]
-    plane = math.prod(lengths)
-    nc = (np.arange(n, dtype=np.int64)[:, None] * c + np.arange(c, dtype=np.int64)[None, :]) * plane
-    flat = flat + nc.reshape((n, c) + (1,) * n_sp)
-    axis = spec.index_axis % rank
-    if axis != 0:
-        flat %= math.prod(in_shape[axis:])
-    return flat.astype(spec.index_dtype, copy=False)
+class _Run:
+    """One pooling call: the (planes, spatial, q) views of input and outputs, and what every chunk shares."""
 
-
-def _sum(x, spec, plans, axes, out_shape):
-    acc_t = _accumulator(x.dtype)
-    acc = np.zeros(out_shape, dtype=acc_t)
-    if acc.size:
-        for _, osl, isl in _tap_boxes(plans, axes, x.ndim):
-            a, v = acc[osl], x[isl]
-            if spec.reduction == "avg":
-                np.add(a, v, out=a, casting="unsafe")
-            elif spec.p == 2.0:
-                v = v.astype(acc_t, copy=False)
-                a += v * v
-            elif spec.p == 1.0:
-                a += np.abs(v, dtype=acc_t)
-            else:
-                a += np.power(np.abs(v, dtype=acc_t), spec.p)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if spec.reduction == "lp":
-            res = np.sqrt(acc, out=acc) if spec.p == 2.0 else np.power(acc, 1.0 / spec.p, out=acc)
+    def __init__(self, x, spec: PoolSpec, plans, want_indices: bool):
+        self.spec, self.plans, self.want_indices = spec, plans, want_indices
+        n = spec.ndim
+        last = spec.layout == "channels_last"
+        self.planes, self.q = (x.shape[0], x.shape[-1]) if last else (x.shape[0] * x.shape[1], 1)
+        sp_in, sp_out = tuple(p.length for p in plans), tuple(p.out for p in plans)
+        self.x = x.reshape((self.planes,) + sp_in + (self.q,))
+        out_shape = list(x.shape)
+        for a, p in zip(spec.spatial_axes(x.ndim), plans):
+            out_shape[a] = p.out
+        self.values = np.empty(out_shape, dtype=x.dtype)
+        self.v = self.values.reshape((self.planes,) + sp_out + (self.q,))
+        self.axes = tuple(axis_layout(p) for p in plans)
+        red = spec.reduction
+        if red == "max":
+            self.ctype = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
+            self.identity = _lowest(x.dtype)
+            # "first" (onnxruntime) differs from "lowest" only for a window whose first tap is NaN or
+            # not above the lowest value; without such elements the cheaper "lowest" passes are exact
+            self.exact_first = spec.max_start == "first" and x.size > 0 and not bool((x > self.identity).all())
         else:
-            acc /= _divisor(spec, plans, x.ndim, axes)
-            res = acc
-    return res.astype(x.dtype, copy=False)
+            self.ctype, self.identity, self.exact_first = _accumulator(x.dtype), 0, False
+        self.separable = not self.exact_first and self._separable_is_cheaper()
+        if red == "avg":
+            self.div = _divisor(spec, plans, n).astype(self.ctype)
+        if want_indices:
+            nc_shape = (x.shape[0], x.shape[-1]) + sp_out if last else x.shape[:2] + sp_out
+            self.indices = np.empty(nc_shape, dtype=spec.index_dtype)
+            perm = (0,) + tuple(range(2, n + 2)) + (1,)
+            self.i = self.indices.transpose(perm) if last else self.indices.reshape(self.v.shape)
+            self.mult, self.start, self.nc_shape = _index_geometry(spec, plans, x.shape[-1] if last else x.shape[1])
+
+    def _separable_is_cheaper(self) -> bool:
+        ntaps = [len(a.taps) for a in self.axes]
+        residues = [len(a.residues) for a in self.axes]
+        direct = math.prod(ntaps) - 1          # numpy calls over one block: the first call takes two taps
+        separable = sum((ntaps[i] - 1) * math.prod(residues[:i]) for i in range(len(ntaps)))
+        return separable < direct
+
+    def execute(self, threads: int):
+        if self.values.size:
+            per_plane = (math.prod(len(a.residues) * a.m for a in self.axes) * self.q
+                         * max(self.ctype.itemsize, 8 if self.want_indices else 1))
+            step = max(1, CHUNK_BYTES // max(per_plane, 1))
+            chunks = [(a, min(a + step, self.planes)) for a in range(0, self.planes, step)]
+            if threads > 1 and len(chunks) > 1 and self.x.nbytes >= PARALLEL_BYTES:
+                ex = _EXECUTORS.get(threads) or _EXECUTORS.setdefault(threads, ThreadPoolExecutor(threads))
+                list(ex.map(self._chunk, chunks))
+            else:
+                for c in chunks:
+                    self._chunk(c)
+        return (self.values, self.indices) if self.want_indices else self.values
+
+    def _chunk(self, bounds):
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):   # inf, NaN are results here
+            self._pool_chunk(*bounds)
+
+    def _pool_chunk(self, a, b):
+        ws = _workspace(self, b - a)
+        xs = self.x[a:b]
+        for dst, src in ws.fills:
+            np.copyto(dst, xs[src], casting="unsafe")
+        red = self.spec.reduction
+        if red == "lp":
+            p = self.spec.p
+            np.abs(ws.buf, out=ws.buf)
+            if p != 1.0:
+                np.square(ws.buf, out=ws.buf) if p == 2.0 else np.power(ws.buf, p, out=ws.buf)
+        for step in ws.passes:
+            step()
+        grid, out = ws.result, self.v[a:b]
+        if red == "max":
+            if self.ctype.kind == "f" and not self.want_indices and not self.exact_first \
+                    and not np.min(grid) >= self.identity:
+                np.fmax(grid, self.identity, out=grid)  # all-NaN or -inf windows start from lowest
+            np.copyto(out, grid, casting="unsafe")
+        elif red == "avg":
+            np.divide(grid, self.div, out=out, casting="unsafe")
+        elif self.spec.p == 2.0:
+            np.sqrt(grid, out=out, casting="unsafe")
+        else:
+            np.power(grid, 1.0 / self.spec.p, out=out, casting="unsafe")
+        if self.want_indices:
+            self._write_indices(ws.result_idx, a, b)
+
+    def _write_indices(self, offsets, a, b):
+        """Flat NC-first input index: (n*C + c)*plane + window start + winning tap's offset (0 if none)."""
+        planes = np.arange(a, b, dtype=np.int64)
+        plane = math.prod(p.length for p in self.plans)
+        if self.spec.layout == "channels_last":
+            c = self.q
+            nc = (planes[:, None] * c + np.arange(c, dtype=np.int64)[None, :]) * plane
+            nc = nc.reshape((b - a,) + (1,) * len(self.plans) + (c,))
+        else:
+            nc = (planes * plane).reshape((b - a,) + (1,) * (len(self.plans) + 1))
+        flat = np.where(offsets >= 0, offsets + self.start, 0)
+        flat += nc
+        axis = self.spec.index_axis % (len(self.plans) + 2)
+        if axis != 0:
+            flat %= math.prod(self.nc_shape[axis:])
+        np.copyto(self.i[a:b], flat, casting="unsafe")
 
 
-def _divisor(spec, plans, rank, axes):
-    if spec.count == "include_openvino" and any(p.pad_begin or p.pad_end for p in plans):
-        return float(math.prod(spec.kernel))
-    clip = spec.count == "include_onnx"
-    div = np.ones((1,) * rank)
-    first = axes[0]
+def _index_geometry(spec, plans, channels):
+    """Per spatial axis the flat multiplier (row- or column-major), and each window's start offset."""
+    lengths = [p.length for p in plans]
+    n = len(plans)
+    if spec.storage_order == 0:
+        mult = [math.prod(lengths[i + 1:]) for i in range(n)]
+    else:                                   # column-major spatial part (ONNX storage_order=1)
+        mult = [math.prod(lengths[:i]) for i in range(n)]
+    start = np.zeros((1,) * (n + 2), dtype=np.int64)
     for i, p in enumerate(plans):
-        div = div * _broadcast(_counts(p, clip).astype(np.float64), i, rank, first)
+        start = start + _along((np.arange(p.out, dtype=np.int64) * p.stride - p.pad_begin) * mult[i], i, n)
+    return mult, start, (None, channels) + tuple(lengths)
+
+
+def _workspace(run: _Run, planes: int) -> "_Workspace":
+    """This thread's workspace for chunks of `planes` planes of this geometry: from the cache, or new.
+
+    Kept between calls (at most KEEP_WORKSPACES, each about 3 x CHUNK_BYTES): allocating megabytes anew
+    on every call costs page faults that, measured, took longer than the pooling itself."""
+    key = (threading.get_ident(), planes, run.axes, run.q, run.x.dtype.str, run.spec.reduction,
+           run.want_indices, run.separable, run.exact_first, tuple(run.mult) if run.want_indices else None)
+    with _WORKSPACES_LOCK:
+        ws = _WORKSPACES.get(key)
+        if ws is not None:
+            _WORKSPACES.move_to_end(key)
+            return ws
+    ws = _Workspace(run, planes)
+    with _WORKSPACES_LOCK:
+        _WORKSPACES[key] = ws
+        while len(_WORKSPACES) > KEEP_WORKSPACES:
+            _WORKSPACES.popitem(last=False)
+    return ws
+
+
+class _Workspace:
+    """One thread's buffers for chunks of `planes` planes, with every numpy view a chunk needs made once.
+
+    The phase buffer starts as the identity and only input cells are ever written, so padding stays
+    padding from chunk to chunk. `passes` are closures, each a handful of numpy calls over whole blocks.
+    """
+
+    def __init__(self, run: _Run, planes: int):
+        lay = self.lay = Layout(run.axes, planes, run.q)
+        z, slack = lay.z, lay.slack
+        self.buf = np.full(lay.blocks * z + slack, run.identity, dtype=run.ctype)
+        plan_ = lay.fill_plan()
+        self.fills = [(lay.block_view(self.buf, combo)[dst], src) for combo, dst, src in plan_]
+        self.passes = []
+        if run.exact_first:
+            inside = np.zeros(self.buf.shape, dtype=bool)
+            for combo, dst, _ in plan_:
+                lay.block_view(inside, combo)[dst] = True
+            res, idx = self._first(run, inside)
+        else:
+            n = len(run.axes)
+            res, idx = self.buf, None
+            for group in ([(i,) for i in reversed(range(n))] if run.separable else [tuple(range(n))]):
+                res, idx = self._pass(run, res, idx, group)
+        self.result = lay.grid(res)
+        self.result_idx = lay.grid(idx) if idx is not None else None
+
+    def _views(self, run, src, src_idx, group, lead):
+        """(value view, earlier pass's offset view or None, this tap's offset) per landing tap of `group`."""
+        z = self.lay.z
+        gblocks = math.prod(len(self.lay.axes[i].residues) for i in group)
+        views = []
+        for ts, block, shift in self.lay.taps(group):
+            pos = block * z + shift
+            v = as_strided(src[pos:], shape=(lead, z), strides=(gblocks * z * src.itemsize, src.itemsize))
+            prev = None if src_idx is None else as_strided(src_idx[pos:], shape=(lead, z),
+                                                           strides=(gblocks * z * 8, 8))
+            offset = sum(t * run.plans[i].dilation * run.mult[i] for i, t in zip(group, ts)) \
+                if run.want_indices else 0
+            views.append((v, prev, offset))
+        return views
+
+    def _pass(self, run, src, src_idx, group):
+        """Reduce the trailing phase axes in `group`: a (lead blocks of Z + slack) result."""
+        z, slack = self.lay.z, self.lay.slack
+        lead = math.prod(len(a.residues) for a in self.lay.axes[:group[0]])
+        res = np.full(lead * z + slack, run.identity, dtype=src.dtype)
+        r2 = res[:lead * z].reshape(lead, z)
+        views = self._views(run, src, src_idx, group, lead)
+        if run.want_indices:
+            idx = np.full(res.shape, NO_TAP, dtype=np.int64)
+            i2 = idx[:lead * z].reshape(lead, z)
+            take = np.empty(r2.shape, dtype=bool)
+            identity = run.identity             # (closures keep no reference to the run and its arrays)
+
+            def step():
+                r2.fill(identity)
+                i2.fill(NO_TAP)
+                for v, prev, offset in views:
+                    np.greater(v, r2, out=take)
+                    np.copyto(r2, v, where=take)
+                    if prev is None:
+                        np.copyto(i2, offset, where=take)
+                    else:      # the winner of an earlier pass carries its offset; add this axis's
+                        np.add(prev, offset, out=i2, where=take)
+            self.passes.append(step)
+            return res, idx
+        # NaN never wins (fmax skips it); a result below lowest is lifted to lowest at the very end
+        op = np.add if run.spec.reduction != "max" else np.fmax if src.dtype.kind == "f" else np.maximum
+        vs = [v for v, _, _ in views]
+        identity = run.identity
+
+        def step():
+            if not vs:                  # no tap of these axes lands anywhere: every window is empty
+                r2.fill(identity)
+            elif len(vs) == 1:
+                np.copyto(r2, vs[0])
+            else:
+                op(vs[0], vs[1], out=r2)
+                for v in vs[2:]:
+                    op(r2, v, out=r2)
+        self.passes.append(step)
+        return res, None
+
+    def _first(self, run, inside):
+        """onnxruntime's max: a window's first tap inside the input starts it, a later tap must be greater."""
+        z = self.lay.z
+        res = np.empty(z, dtype=self.buf.dtype)
+        idx = np.empty(z, dtype=np.int64) if run.want_indices else None
+        filled, take = np.empty(z, dtype=bool), np.empty(z, dtype=bool)
+        group = tuple(range(len(run.axes)))
+        views = [(v[0], inside[pos:pos + z], offset) for (v, _, offset), (_, block, shift)
+                 in zip(self._views(run, self.buf, None, group, 1), self.lay.taps(group))
+                 for pos in (block * z + shift,)]
+        identity = run.identity
+
+        def step():
+            res.fill(identity)
+            filled.fill(False)
+            if idx is not None:
+                idx.fill(NO_TAP)
+            for v, ins, offset in views:
+                np.greater(v, res, out=take)
+                np.logical_or(take, ~filled, out=take)
+                np.logical_and(take, ins, out=take)
+                np.copyto(res, v, where=take)
+                if idx is not None:
+                    np.copyto(idx, offset, where=take)
+                np.logical_or(filled, ins, out=filled)
+        self.passes.append(step)
+        return res, idx
+
+
+def _divisor(spec, plans, n):
+    if spec.count == "include_openvino" and any(p.pad_begin or p.pad_end for p in plans):
+        return np.asarray(float(math.prod(spec.kernel)))
+    clip = spec.count == "include_onnx"
+    div = np.ones((1,) * (n + 2))
+    for i, p in enumerate(plans):
+        div = div * _along(_counts(p, clip).astype(np.float64), i, n)
     if spec.count == "exclude_onnx":
         div = np.maximum(div, 1.0)          # an empty window sums to 0: 0 / 1
     return div

@@ -1,0 +1,235 @@
+"""Time irpool's pooling core against OpenVINO CPU, onnxruntime, PyTorch and onnx's reference evaluator.
+
+Same tensors, same process; each peer is told how many threads to use. Prints medians and the ratio
+irpool / peer (below 1: irpool is faster), and irpool's peak extra memory (tracemalloc) per call as a
+multiple of input + output size. Needs the `bench` extra: `pip install -e ".[bench]"`.
+
+    python benchmarks/pool_speed.py                 # one thread each
+    python benchmarks/pool_speed.py --threads 0     # every core
+    python benchmarks/pool_speed.py --case max3x3s2 --reference-max 0
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+
+import numpy as np
+
+from irpool.core import PoolSpec, pool
+
+# name, reduction, shape, kernel, strides, pads (both ends), dilations, extra
+CASES = [
+    dict(name="max3x3s2p1", red="max", shape=(1, 64, 112, 112), k=(3, 3), s=(2, 2), p=(1, 1)),
+    dict(name="max3x3s2p1+idx", red="max", shape=(1, 64, 112, 112), k=(3, 3), s=(2, 2), p=(1, 1), idx=True),
+    dict(name="max2x2s2", red="max", shape=(8, 128, 56, 56), k=(2, 2), s=(2, 2), p=(0, 0)),
+    dict(name="avg3x3s1p1-excl", red="avg", shape=(8, 64, 56, 56), k=(3, 3), s=(1, 1), p=(1, 1)),
+    dict(name="max3x3x3s2p1", red="max", shape=(2, 32, 32, 64, 64), k=(3, 3, 3), s=(2, 2, 2), p=(1, 1, 1)),
+    dict(name="max1d-k5s1p2", red="max", shape=(16, 256, 4096), k=(5,), s=(1,), p=(2,)),
+    dict(name="lp2-3x3s2", red="lp", shape=(8, 64, 56, 56), k=(3, 3), s=(2, 2), p=(0, 0)),
+    dict(name="max3x3d4p1", red="max", shape=(4, 64, 56, 56), k=(3, 3), s=(1, 1), p=(1, 1), d=(4, 4)),
+]
+
+
+def spec_of(c) -> PoolSpec:
+    n = len(c["k"])
+    return PoolSpec(kernel=c["k"], strides=c["s"], pads_begin=c["p"], pads_end=c["p"],
+                    dilations=c.get("d", (1,) * n), reduction=c["red"], p=2.0,
+                    count="exclude_pad", index_dtype="int64")
+
+
+def timeit(fn, *, min_runs=5, max_runs=50, budget=1.0) -> float:
+    """Median seconds of `fn()`, after one warm-up call."""
+    fn()
+    times = []
+    start = time.perf_counter()
+    while len(times) < min_runs or (len(times) < max_runs and time.perf_counter() - start < budget):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+# ---- peers: each returns a no-argument callable, or None when the peer cannot run this case ----
+
+def onnx_model(c):
+    import onnx
+    from onnx import TensorProto, helper
+    n = len(c["k"])
+    attrs = dict(kernel_shape=list(c["k"]), strides=list(c["s"]), pads=list(c["p"]) * 2)
+    if c["red"] == "max":
+        op, attrs["dilations"] = "MaxPool", list(c.get("d", (1,) * n))
+    elif c["red"] == "avg":
+        op, attrs["count_include_pad"] = "AveragePool", 0
+    else:
+        op, attrs["p"] = "LpPool", 2
+    outs = ["y", "i"] if c.get("idx") else ["y"]
+    node = helper.make_node(op, ["x"], outs, **attrs)
+    vis = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+    if c.get("idx"):
+        vis.append(helper.make_tensor_value_info("i", TensorProto.INT64, None))
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(c["shape"]))],
+                              vis)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=9)
+
+
+def peer_openvino(c, x, threads):
+    import openvino as ov
+    import openvino.opset1 as o1
+    import openvino.opset14 as o14
+    core = ov.Core()
+    n = len(c["k"])
+    if c["red"] == "lp":            # OpenVINO has no LpPool op; its ONNX front end decomposes one
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "lp.onnx")
+            with open(path, "wb") as f:
+                f.write(onnx_model(c).SerializeToString())
+            model = core.read_model(path)
+    else:
+        param = o1.parameter(list(c["shape"]), np.float32, name="x")
+        if c["red"] == "max":
+            node = o14.max_pool(param, c["s"], c.get("d", (1,) * n), c["p"], c["p"], c["k"], "floor", "explicit",
+                                "i64", 0)
+            outs = [node.output(0), node.output(1)] if c.get("idx") else [node.output(0)]
+        else:
+            node = o14.avg_pool(param, c["s"], c["p"], c["p"], c["k"], True, "floor", "explicit")
+            outs = [node.output(0)]
+        model = ov.Model(outs, [param], "m")
+    cfg = {"INFERENCE_PRECISION_HINT": "f32", "PERFORMANCE_HINT": "LATENCY"}
+    if threads:
+        cfg["INFERENCE_NUM_THREADS"] = str(threads)
+    req = core.compile_model(model, "CPU", cfg).create_infer_request()
+    return lambda: req.infer({0: x})
+
+
+def peer_onnxruntime(c, x, threads):
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads or 0
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    sess = ort.InferenceSession(onnx_model(c).SerializeToString(), so, providers=["CPUExecutionProvider"])
+    return lambda: sess.run(None, {"x": x})
+
+
+def peer_torch(c, x, threads):
+    import torch
+    import torch.nn.functional as F
+    torch.set_num_threads(threads or os.cpu_count())
+    n = len(c["k"])
+    t = torch.from_numpy(x)
+    k, s, p, d = c["k"], c["s"], c["p"], c.get("d", (1,) * n)
+    if c["red"] == "max":
+        fn = (F.max_pool1d, F.max_pool2d, F.max_pool3d)[n - 1]
+        return lambda: fn(t, k, s, p, d, return_indices=bool(c.get("idx")))
+    if c["red"] == "avg":
+        fn = (F.avg_pool1d, F.avg_pool2d, F.avg_pool3d)[n - 1]
+        return lambda: fn(t, k, s, p, count_include_pad=False)
+    if any(p):
+        return None                  # torch's lp_pool has no padding
+    fn = (F.lp_pool1d, F.lp_pool2d, F.lp_pool3d)[n - 1]
+    return lambda: fn(t, 2.0, k, s)
+
+
+def peer_reference(c, x, threads):
+    from onnx.reference import ReferenceEvaluator
+    ref = ReferenceEvaluator(onnx_model(c))
+    return lambda: ref.run(None, {"x": x})
+
+
+PEERS = {"openvino": peer_openvino, "onnxruntime": peer_onnxruntime, "torch": peer_torch,
+         "onnx-ref": peer_reference}
+
+
+def irpool_fn(c, x, threads):
+    spec = spec_of(c)
+    return lambda: pool(x, spec, indices=bool(c.get("idx")), threads=threads or None)
+
+
+def extra_memory(c, x) -> float:
+    """Peak memory traced during one call, beyond the output it returns, as a multiple of input + output."""
+    spec = spec_of(c)
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    out = pool(x, spec, indices=bool(c.get("idx")), threads=1)
+    peak = tracemalloc.get_traced_memory()[1] - base
+    tracemalloc.stop()
+    outs = out if isinstance(out, tuple) else (out,)
+    out_bytes = sum(o.nbytes for o in outs)
+    return (peak - out_bytes) / (x.nbytes + out_bytes)
+
+
+def check_equal(c, x, threads):
+    """irpool's values against OpenVINO's (a benchmark of a wrong answer is worthless)."""
+    ours = pool(x, spec_of(c), indices=bool(c.get("idx")), threads=threads or None)
+    ours = ours if isinstance(ours, tuple) else (ours,)
+    res = peer_openvino(c, x, threads)()
+    theirs = [res[i] for i in range(len(ours))]
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", type=int, default=1, help="threads per runtime; 0 = every core")
+    ap.add_argument("--case", action="append", help="run only cases whose name contains this")
+    ap.add_argument("--peer", action="append", choices=sorted(PEERS), help="only these peers")
+    ap.add_argument("--reference-max", type=float, default=120.0,
+                    help="skip onnx's reference evaluator when one call would exceed this many seconds"
+                         " (estimated from a one-image slice); 0 skips it")
+    ap.add_argument("--budget", type=float, default=1.0, help="seconds of timing per measurement")
+    args = ap.parse_args(argv)
+    peers = args.peer or list(PEERS)
+    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")),
+               platform.processor()) if os.path.exists("/proc/cpuinfo") else platform.processor()
+    print(f"# {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy {np.__version__},"
+          f" threads per runtime: {args.threads or 'all'}")
+    head = ["case", "irpool ms"] + [f"{p} ms" for p in peers] + [f"/{p}" for p in peers] + ["extra mem"]
+    print(" | ".join(head))
+    rng = np.random.default_rng(0)
+    worst = {}
+    for c in CASES:
+        if args.case and not any(s in c["name"] for s in args.case):
+            continue
+        x = rng.standard_normal(c["shape"], dtype=np.float32)
+        check_equal(c, x, args.threads)
+        ours = timeit(irpool_fn(c, x, args.threads), budget=args.budget)
+        times = {}
+        for name in peers:
+            if name == "onnx-ref":
+                if not args.reference_max:
+                    continue
+                one = x[:1, :max(1, x.shape[1] // 16)]
+                t_one = timeit(peer_reference(c, one, 1), min_runs=1, max_runs=1)
+                estimate = t_one * (x.size / one.size)
+                if estimate > args.reference_max:
+                    times[name] = (estimate, "~")
+                    continue
+                times[name] = (timeit(PEERS[name](c, x, args.threads), min_runs=1, max_runs=3, budget=0), "")
+                continue
+            try:
+                fn = PEERS[name](c, x, args.threads)
+                if fn is not None:
+                    times[name] = (timeit(fn, budget=args.budget), "")
+            except Exception as e:          # a peer that refuses a case is reported, not fatal
+                print(f"# {name} refuses {c['name']}: {str(e).splitlines()[0][:120]}")
+        row = [c["name"], f"{ours * 1e3:.2f}"]
+        row += [f"{times[p][1]}{times[p][0] * 1e3:.2f}" if p in times else "-" for p in peers]
+        row += [f"{ours / times[p][0]:.2f}" if p in times else "-" for p in peers]
+        row.append(f"{extra_memory(c, x):.2f}")
+        print(" | ".join(row), flush=True)
+        for p in times:
+            worst[p] = max(worst.get(p, 0), ours / times[p][0])
+    print("# worst irpool/peer ratio: " + ", ".join(f"{p} {r:.2f}" for p, r in worst.items()))
+    print("# '~': estimated from a slice of the input (see --reference-max)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

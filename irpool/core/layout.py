@@ -1,0 +1,114 @@
+"""The phase buffer: how a chunk of input planes is laid out so that every kernel tap is one flat slice.
+
+Per spatial axis with stride s, padded position o*s + t*d (output o, tap t, dilation d) is written
+q*s + r with r = t*d mod s and q = t*d // s. Copying the padded input's positions of each residue r
+into a block of its own (the "phase" r, indexed j = 0..M-1 for padded position j*s + r) turns tap t into
+"phase r, shifted by q": the same shift for every output. Stacking the phase blocks as the leading axes
+of a buffer shaped (R_1..R_n, planes, M_1..M_n, Q), tap (t_1..t_n) for every output of the chunk at
+once is ONE contiguous 1-D slice of length Z = planes * prod(M) * Q, starting at
+block(r_1..r_n) * Z + sum(q_i * stride_i). The output grid is (planes, M_1..M_n, Q); only
+[:, :out_1, .., :out_n, :] is kept, and a kept output never reads past its own phase block (j + q < M),
+so what the slice reads beyond (the next block, or the slack at the end) only reaches dropped cells.
+Padding cells, and phases of residues no tap uses, hold the reduction's identity or are not stored.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import product
+
+import numpy as np
+
+from .shape import AxisPlan
+
+
+@dataclass(frozen=True)
+class AxisLayout:
+    plan: AxisPlan
+    residues: tuple[int, ...]                  # the residues some landing tap uses, in block order
+    taps: tuple[tuple[int, int, int], ...]     # landing taps: (t, block of its residue, shift q)
+    m: int                                     # phase length: out + the largest shift
+
+
+def _lands(p: AxisPlan, t: int) -> bool:
+    """Does tap t fall inside the input for at least one output position of this axis?"""
+    offset = t * p.dilation - p.pad_begin
+    lo = max(0, -(offset // p.stride))                  # first o with o*s + offset >= 0
+    hi = min(p.out, (p.length - 1 - offset) // p.stride + 1) if p.length - 1 - offset >= 0 else 0
+    return hi > lo
+
+
+def axis_layout(p: AxisPlan) -> AxisLayout:
+    landing = [t for t in range(p.kernel) if _lands(p, t)]
+    residues = tuple(sorted({t * p.dilation % p.stride for t in landing}))
+    taps = tuple((t, residues.index(t * p.dilation % p.stride), t * p.dilation // p.stride) for t in landing)
+    return AxisLayout(p, residues, taps, p.out + max((q for _, _, q in taps), default=0))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The whole buffer for `planes` planes, each `q` trailing elements deep (channels-last: C, else 1)."""
+    axes: tuple[AxisLayout, ...]
+    planes: int
+    q: int
+
+    @property
+    def z(self) -> int:
+        """Length of one phase block (= of the output grid) in elements."""
+        return self.planes * math.prod(a.m for a in self.axes) * self.q
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Elements between neighbours along each spatial axis inside a block."""
+        ms = [a.m for a in self.axes]
+        return tuple(math.prod(ms[i + 1:]) * self.q for i in range(len(ms)))
+
+    @property
+    def blocks(self) -> int:
+        return math.prod(len(a.residues) for a in self.axes)
+
+    @property
+    def slack(self) -> int:
+        """Elements after the last block that the largest shift reads (into dropped cells only)."""
+        return sum(max((q for _, _, q in a.taps), default=0) * st for a, st in zip(self.axes, self.strides))
+
+    def grid(self, flat: np.ndarray) -> np.ndarray:
+        """The kept outputs of one block-long grid: (planes, out_1..out_n, q)."""
+        full = flat[:self.z].reshape((self.planes,) + tuple(a.m for a in self.axes) + (self.q,))
+        return full[(slice(None),) + tuple(slice(0, a.plan.out) for a in self.axes)]
+
+
+    def fill_plan(self):
+        """(block combo, destination index, source index): the input's part of each phase block."""
+        steps = []
+        for combo in product(*(range(len(a.residues)) for a in self.axes)):
+            dst, src = [slice(None)], [slice(None)]
+            for a, b in zip(self.axes, combo):
+                p, r = a.plan, a.residues[b]
+                lo = max(0, -((r - p.pad_begin) // p.stride))          # first j with j*s + r - pb >= 0
+                last = p.length - 1 + p.pad_begin - r                  # j*s <= last for j*s + r - pb < L
+                hi = min(a.m, last // p.stride + 1) if last >= 0 else 0
+                if hi <= lo:
+                    break                                              # this phase holds no input at all
+                start = lo * p.stride + r - p.pad_begin
+                dst.append(slice(lo, hi))
+                src.append(slice(start, start + (hi - lo - 1) * p.stride + 1, p.stride))
+            else:
+                steps.append((combo, tuple(dst), tuple(src)))
+        return steps
+
+    def block_view(self, buf: np.ndarray, combo) -> np.ndarray:
+        """Phase block `combo` of buf, shaped (planes, M_1..M_n, q)."""
+        shape = tuple(len(a.residues) for a in self.axes) + (self.planes,) + tuple(a.m for a in self.axes) + (self.q,)
+        return buf[:self.blocks * self.z].reshape(shape)[combo]
+
+    def taps(self, group):
+        """Each landing tap of the axes in `group`, row-major: (its t per axis, block among the group's
+        blocks, shift in elements)."""
+        strides = self.strides
+        for combo in product(*(self.axes[i].taps for i in group)):
+            block, shift = 0, 0
+            for i, (_, b, q) in zip(group, combo):
+                block = block * len(self.axes[i].residues) + b
+                shift += q * strides[i]
+            yield tuple(t for t, _, _ in combo), block, shift
