@@ -1,4 +1,7 @@
 """The pooling core: the seeds' worked examples, a property test against the slow reference, refusals."""
+import sys
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -130,28 +133,50 @@ def cases(draw):
     return PoolSpec(**spec), x
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cases())
-def test_core_matches_reference(case):
-    spec, x = case
+def _matches_reference(spec, x, **kwargs):
     want_y, want_i = ref_pool(x, spec)
     if want_y is None:                     # the kernel does not fit the padded input
         with pytest.raises(IRError, match="does not fit"):
-            pool(x, spec)
+            pool(x, spec, **kwargs)
         return
     if spec.reduction == "max":
-        y, i = pool(x, spec, indices=True)
+        y, i = pool(x, spec, indices=True, **kwargs)
         np.testing.assert_array_equal(y, want_y)
         np.testing.assert_array_equal(i, want_i)
         assert i.dtype == np.dtype(spec.index_dtype)
+        np.testing.assert_array_equal(pool(x, spec, **kwargs), want_y)     # values alone take other passes
     else:
-        y = pool(x, spec)
+        y = pool(x, spec, **kwargs)
         tol = 2e-3 if x.dtype == np.float16 else 1e-5
         np.testing.assert_allclose(y.astype(np.float64), want_y.astype(np.float64), rtol=tol, atol=tol)
     assert y.dtype == x.dtype and y.shape == want_y.shape
     # the shape arithmetic agrees with the reference's independent one
     spatial = x.shape[2:] if spec.layout == "channels_first" else x.shape[1:-1]
     assert [(a.pad_begin, a.pad_end, a.out) for a in plan(spec, x.shape)] == ref_plan(spec, spatial)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases())
+def test_core_matches_reference(case):
+    _matches_reference(*case, threads=1)
+
+
+POOL_MODULE = sys.modules["irpool.core.pool"]     # (irpool.core.pool is also the name of the function)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(), st.sampled_from(["contiguous", "strided", "fortran"]))
+def test_core_in_chunks_on_threads_matches_reference(case, memory):
+    """One plane per chunk, every chunk on a thread pool, inputs not laid out C-contiguously."""
+    spec, x = case
+    if memory == "strided":
+        wide = np.zeros(x.shape[:-1] + (2 * x.shape[-1],), dtype=x.dtype)
+        wide[..., ::2] = x
+        x = wide[..., ::2]
+    elif memory == "fortran":
+        x = np.asfortranarray(x)
+    with mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 1), mock.patch.object(POOL_MODULE, "PARALLEL_BYTES", 0):
+        _matches_reference(spec, x, threads=3)
 
 
 def test_float16_sums_accumulate_wider_than_float16():

@@ -26,7 +26,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..errors import IRError
-from .layout import Layout, axis_layout
+from .layout import Layout, axis_layout, word_copy
 from .shape import AxisPlan, plan
 from .spec import PoolSpec
 
@@ -35,7 +35,6 @@ MAX_DTYPES = tuple(np.dtype(t) for t in ("float16", "float32", "float64", "int8"
 FLOAT_DTYPES = tuple(np.dtype(t) for t in ("float16", "float32", "float64"))
 CHUNK_BYTES = 1 << 20           # phase buffer per chunk: about half this machine's L2
 PARALLEL_BYTES = 1 << 20        # smaller inputs are not worth handing to threads
-NO_TAP = -1                     # tap offset of a window no tap won (a winner's offset is >= 0)
 KEEP_WORKSPACES = 8
 _EXECUTORS: dict[int, ThreadPoolExecutor] = {}
 _WORKSPACES: OrderedDict = OrderedDict()
@@ -125,7 +124,13 @@ class _Run:
         last = spec.layout == "channels_last"
         self.planes, self.q = (x.shape[0], x.shape[-1]) if last else (x.shape[0] * x.shape[1], 1)
         sp_in, sp_out = tuple(p.length for p in plans), tuple(p.out for p in plans)
-        self.x = x.reshape((self.planes,) + sp_in + (self.q,))
+        self.x = np.ascontiguousarray(x.reshape((self.planes,) + sp_in + (self.q,)))
+        self.root = self.x                      # the array that owns x's memory, and x's place in it
+        while isinstance(self.root.base, np.ndarray):
+            self.root = self.root.base
+        self.offset = self.x.__array_interface__["data"][0] - self.root.__array_interface__["data"][0]
+        if not self.root.flags.c_contiguous:
+            self.root, self.offset = self.x, 0
         out_shape = list(x.shape)
         for a, p in zip(spec.spatial_axes(x.ndim), plans):
             out_shape[a] = p.out
@@ -179,7 +184,17 @@ class _Run:
     def _pool_chunk(self, a, b):
         ws = _workspace(self, b - a)
         xs = self.x[a:b]
-        for dst, src in ws.fills:
+        for dst, src, words in ws.fills:
+            if words is not None:
+                narrow, wide, shape, strides, offset = words
+                try:
+                    wide_src = np.ndarray(shape, dtype=wide, buffer=self.root, strides=strides,
+                                          offset=self.offset + a * self.x.strides[0] + offset)
+                except ValueError:      # the last wide word would reach past the input's end
+                    wide_src = None
+                if wide_src is not None:
+                    np.copyto(narrow, wide_src, casting="unsafe")
+                    continue
             np.copyto(dst, xs[src], casting="unsafe")
         red = self.spec.reduction
         if red == "lp":
@@ -191,7 +206,7 @@ class _Run:
             step()
         grid, out = ws.result, self.v[a:b]
         if red == "max":
-            if self.ctype.kind == "f" and not self.want_indices and not self.exact_first \
+            if self.ctype.kind == "f" and not self.exact_first \
                     and not np.min(grid) >= self.identity:
                 np.fmax(grid, self.identity, out=grid)  # all-NaN or -inf windows start from lowest
             np.copyto(out, grid, casting="unsafe")
@@ -202,9 +217,9 @@ class _Run:
         else:
             np.power(grid, 1.0 / self.spec.p, out=out, casting="unsafe")
         if self.want_indices:
-            self._write_indices(ws.result_idx, a, b)
+            self._write_indices(ws, a, b)
 
-    def _write_indices(self, offsets, a, b):
+    def _write_indices(self, ws, a, b):
         """Flat NC-first input index: (n*C + c)*plane + window start + winning tap's offset (0 if none)."""
         planes = np.arange(a, b, dtype=np.int64)
         plane = math.prod(p.length for p in self.plans)
@@ -214,7 +229,9 @@ class _Run:
             nc = nc.reshape((b - a,) + (1,) * len(self.plans) + (c,))
         else:
             nc = (planes * plane).reshape((b - a,) + (1,) * (len(self.plans) + 1))
-        flat = np.where(offsets >= 0, offsets + self.start, 0)
+        flat = np.take(ws.table, ws.code)
+        flat += self.start
+        np.maximum(flat, 0, out=flat)           # no winner: flat spatial 0, the base
         flat += nc
         axis = self.spec.index_axis % (len(self.plans) + 2)
         if axis != 0:
@@ -268,68 +285,63 @@ class _Workspace:
         z, slack = lay.z, lay.slack
         self.buf = np.full(lay.blocks * z + slack, run.identity, dtype=run.ctype)
         plan_ = lay.fill_plan()
-        self.fills = [(lay.block_view(self.buf, combo)[dst], src) for combo, dst, src in plan_]
+        # channels-first planes have q = 1: drop that axis so a strided spatial axis is the last one
+        drop = (0,) if lay.q == 1 else ()
+        self.fills = []
+        x = run.x[:planes]
+        for combo, dst, src in plan_:
+            dst_view, src_view = lay.block_view(self.buf, combo)[dst + drop], x[src + drop]
+            words = None
+            if run.ctype == run.x.dtype:
+                how = word_copy(dst_view, src_view.shape, src_view.strides, src_view.itemsize)
+                if how is not None:
+                    offset = src_view.__array_interface__["data"][0] - x.__array_interface__["data"][0]
+                    words = how + (src_view.shape, src_view.strides, offset)
+            self.fills.append((dst_view, src + drop, words))
         self.passes = []
+        n = len(run.axes)
         if run.exact_first:
             inside = np.zeros(self.buf.shape, dtype=bool)
             for combo, dst, _ in plan_:
                 lay.block_view(inside, combo)[dst] = True
-            res, idx = self._first(run, inside)
+            res, code = self._first(run, inside)
         else:
-            n = len(run.axes)
-            res, idx = self.buf, None
+            res, code = self.buf, None
             for group in ([(i,) for i in reversed(range(n))] if run.separable else [tuple(range(n))]):
-                res, idx = self._pass(run, res, idx, group)
+                res = self._pass(run, res, group)
+            if run.want_indices:
+                code = self._winners(run, res[:z])
         self.result = lay.grid(res)
-        self.result_idx = lay.grid(idx) if idx is not None else None
+        if run.want_indices:
+            self.code = lay.grid(code)
+            # code k - t for the t-th landing tap (row-major), 0 for none: its offset from the window
+            # start in flat input elements; "none" is so negative that start + it stays below 0
+            offsets = [sum(t * run.plans[i].dilation * run.mult[i] for i, t in enumerate(ts))
+                       for ts, _, _ in lay.taps(tuple(range(n)))]
+            self.table = np.array([-(2 ** 62)] + offsets[::-1], dtype=np.int64)
 
-    def _views(self, run, src, src_idx, group, lead):
-        """(value view, earlier pass's offset view or None, this tap's offset) per landing tap of `group`."""
+    def _views(self, src, group, lead):
+        """A (lead, Z) view of src per landing tap of the axes in `group`, in row-major tap order.
+
+        src holds (lead, blocks of the group's axes, Z) + slack; every view stays inside it."""
         z = self.lay.z
         gblocks = math.prod(len(self.lay.axes[i].residues) for i in group)
-        views = []
-        for ts, block, shift in self.lay.taps(group):
-            pos = block * z + shift
-            v = as_strided(src[pos:], shape=(lead, z), strides=(gblocks * z * src.itemsize, src.itemsize))
-            prev = None if src_idx is None else as_strided(src_idx[pos:], shape=(lead, z),
-                                                           strides=(gblocks * z * 8, 8))
-            offset = sum(t * run.plans[i].dilation * run.mult[i] for i, t in zip(group, ts)) \
-                if run.want_indices else 0
-            views.append((v, prev, offset))
-        return views
+        return [as_strided(src[block * z + shift:], shape=(lead, z), strides=(gblocks * z * src.itemsize, src.itemsize))
+                for _, block, shift in self.lay.taps(group)]
 
-    def _pass(self, run, src, src_idx, group):
+    def _pass(self, run, src, group):
         """Reduce the trailing phase axes in `group`: a (lead blocks of Z + slack) result."""
         z, slack = self.lay.z, self.lay.slack
         lead = math.prod(len(a.residues) for a in self.lay.axes[:group[0]])
         res = np.full(lead * z + slack, run.identity, dtype=src.dtype)
         r2 = res[:lead * z].reshape(lead, z)
-        views = self._views(run, src, src_idx, group, lead)
-        if run.want_indices:
-            idx = np.full(res.shape, NO_TAP, dtype=np.int64)
-            i2 = idx[:lead * z].reshape(lead, z)
-            take = np.empty(r2.shape, dtype=bool)
-            identity = run.identity             # (closures keep no reference to the run and its arrays)
-
-            def step():
-                r2.fill(identity)
-                i2.fill(NO_TAP)
-                for v, prev, offset in views:
-                    np.greater(v, r2, out=take)
-                    np.copyto(r2, v, where=take)
-                    if prev is None:
-                        np.copyto(i2, offset, where=take)
-                    else:      # the winner of an earlier pass carries its offset; add this axis's
-                        np.add(prev, offset, out=i2, where=take)
-            self.passes.append(step)
-            return res, idx
+        vs = self._views(src, group, lead)
         # NaN never wins (fmax skips it); a result below lowest is lifted to lowest at the very end
         op = np.add if run.spec.reduction != "max" else np.fmax if src.dtype.kind == "f" else np.maximum
-        vs = [v for v, _, _ in views]
-        identity = run.identity
+        identity = run.identity             # (closures keep no reference to the run and its arrays)
 
         def step():
-            if not vs:                  # no tap of these axes lands anywhere: every window is empty
+            if not vs:                      # no tap of these axes lands anywhere: every window is empty
                 r2.fill(identity)
             elif len(vs) == 1:
                 np.copyto(r2, vs[0])
@@ -338,35 +350,54 @@ class _Workspace:
                 for v in vs[2:]:
                     op(r2, v, out=r2)
         self.passes.append(step)
-        return res, None
+        return res
+
+    def _winners(self, run, best):
+        """Which tap won each window: the first one (row-major) equal to the maximum, if that is above
+        lowest. Blends, not masked writes: numpy's masked loops cost 4 ns an element on random masks."""
+        views = [v[0] for v in self._views(self.buf, tuple(range(len(run.axes))), 1)]
+        k = len(views)
+        cdt = np.dtype(np.uint8 if k < 255 else np.uint16 if k < 65535 else np.uint32)
+        z = self.lay.z
+        code, mark, eq = np.empty(z, dtype=cdt), np.empty(z, dtype=cdt), np.empty(z, dtype=bool)
+        identity = run.identity
+
+        def step():
+            code.fill(0)
+            for t, v in enumerate(views):       # the earliest tap gets the largest code: max keeps it
+                np.equal(v, best, out=eq)
+                np.multiply(eq.view(np.uint8), cdt.type(k - t), out=mark)
+                np.maximum(code, mark, out=code)
+            np.greater(best, identity, out=eq)   # nothing beat lowest: no winner
+            np.multiply(code, eq.view(np.uint8), out=code)
+        self.passes.append(step)
+        return code
 
     def _first(self, run, inside):
         """onnxruntime's max: a window's first tap inside the input starts it, a later tap must be greater."""
         z = self.lay.z
         res = np.empty(z, dtype=self.buf.dtype)
-        idx = np.empty(z, dtype=np.int64) if run.want_indices else None
-        filled, take = np.empty(z, dtype=bool), np.empty(z, dtype=bool)
         group = tuple(range(len(run.axes)))
-        views = [(v[0], inside[pos:pos + z], offset) for (v, _, offset), (_, block, shift)
-                 in zip(self._views(run, self.buf, None, group, 1), self.lay.taps(group))
-                 for pos in (block * z + shift,)]
+        views = [(v[0], inside[block * z + shift:block * z + shift + z])
+                 for v, (_, block, shift) in zip(self._views(self.buf, group, 1), self.lay.taps(group))]
+        k = len(views)
+        code = np.empty(z, dtype=np.uint8 if k < 255 else np.uint16 if k < 65535 else np.uint32)
+        filled, take = np.empty(z, dtype=bool), np.empty(z, dtype=bool)
         identity = run.identity
 
         def step():
             res.fill(identity)
             filled.fill(False)
-            if idx is not None:
-                idx.fill(NO_TAP)
-            for v, ins, offset in views:
+            code.fill(0)
+            for t, (v, ins) in enumerate(views):
                 np.greater(v, res, out=take)
                 np.logical_or(take, ~filled, out=take)
                 np.logical_and(take, ins, out=take)
                 np.copyto(res, v, where=take)
-                if idx is not None:
-                    np.copyto(idx, offset, where=take)
+                np.copyto(code, k - t, where=take)
                 np.logical_or(filled, ins, out=filled)
         self.passes.append(step)
-        return res, idx
+        return res, code
 
 
 def _divisor(spec, plans, n):
