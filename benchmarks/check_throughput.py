@@ -35,15 +35,12 @@ def net_parts(n: int, distinct: bool):
         k = 3 + 2 * (i % 7) if distinct else 3
         p = (i // 7) % (k // 2 + 1) if distinct else 1
         out = DIMS[:2] + ((56 + 2 * p - k) + 1,) * 2
-        dims_in = DIMS if i == 1 else prev
-        prev = out if distinct else DIMS
+        dims_in = DIMS          # every layer declares the same input (distinct: its edge then mismatches)
         yield (f'\t\t<layer id="{i}" name="pool{i}" type="MaxPool" version="opset8">\n\t\t\t<data strides="1,1"'
                f' dilations="1,1" pads_begin="{p},{p}" pads_end="{p},{p}" kernel="{k},{k}" rounding_type="floor"'
                ' auto_pad="explicit" index_element_type="i64" axis="0"/>\n'
                f'\t\t\t<input>{_port(0, "FP32", dims_in)}\n\t\t\t</input>\n\t\t\t<output>{_port(1, "FP32", out)}'
                f'{_port(2, "I64", out)}\n\t\t\t</output>\n\t\t</layer>\n')
-        if distinct:        # the next layer pools the input size again
-            prev = DIMS
     yield (f'\t\t<layer id="{n + 1}" name="out" type="Result" version="opset1">\n\t\t\t<input>'
            f'{_port(0, "FP32", out)}\n\t\t\t</input>\n\t\t</layer>\n\t</layers>\n\t<edges>\n')
     for i in range(1, n + 2):

@@ -175,7 +175,7 @@ def test_core_in_chunks_on_threads_matches_reference(case, memory):
         x = wide[..., ::2]
     elif memory == "fortran":
         x = np.asfortranarray(x)
-    with mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 1), mock.patch.object(POOL_MODULE, "PARALLEL_BYTES", 0):
+    with mock.patch.object(POOL_MODULE, "THREAD_CHUNK_BYTES", 1), mock.patch.object(POOL_MODULE, "PARALLEL_BYTES", 0):
         _matches_reference(spec, x, threads=3)
 
 

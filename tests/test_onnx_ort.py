@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import irpool.onnx
-from irpool import IRError, PoolSpec, pool
+from irpool import IRError, pool
 
 ort = pytest.importorskip("onnxruntime")
 onnx = pytest.importorskip("onnx")

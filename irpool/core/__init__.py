@@ -1,6 +1,7 @@
 """The one pooling core: a PoolSpec, its shape arithmetic, and its execution. Front ends only translate."""
-from .pool import pool
+from .pool import default_threads, pool, release_workspaces
 from .shape import AxisPlan, axis_names, output_shape, plan, resolve_pads
 from .spec import PoolSpec
 
-__all__ = ["PoolSpec", "AxisPlan", "axis_names", "output_shape", "plan", "resolve_pads", "pool"]
+__all__ = ["PoolSpec", "AxisPlan", "axis_names", "output_shape", "plan", "resolve_pads", "pool",
+           "default_threads", "release_workspaces"]

@@ -15,12 +15,12 @@ maximum wins.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from itertools import product
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -34,7 +34,10 @@ MAX_DTYPES = tuple(np.dtype(t) for t in ("float16", "float32", "float64", "int8"
                                          "uint16", "int32", "uint32", "int64", "uint64"))
 FLOAT_DTYPES = tuple(np.dtype(t) for t in ("float16", "float32", "float64"))
 CHUNK_BYTES = 1 << 20           # phase buffer per chunk: about half this machine's L2
-PARALLEL_BYTES = 1 << 20        # smaller inputs are not worth handing to threads
+# Threads contend for the GIL at every numpy call (measured: with 256 KB chunks, 2 threads took 3x
+# as long as 1), so chunks for threads are larger, and small inputs stay on the calling thread.
+THREAD_CHUNK_BYTES = 4 << 20
+PARALLEL_BYTES = 4 << 20
 KEEP_WORKSPACES = 8
 _EXECUTORS: dict[int, ThreadPoolExecutor] = {}
 _WORKSPACES: OrderedDict = OrderedDict()
@@ -104,10 +107,9 @@ def pool(x, spec: PoolSpec, *, indices: bool = False, threads: int | None = None
         raise IRError("only max pooling has indices")
     if threads is not None and (not isinstance(threads, int) or threads < 1):
         raise IRError(f"threads must be a positive integer or None, got {threads!r}")
-    plans = plan(spec, x.shape)
     if indices:
         _check_axis(spec, x.ndim)
-    return _Run(x, spec, plans, indices).execute(threads or default_threads())
+    return _Run(x, _geometry(spec, x.shape, x.dtype, indices)).execute(threads or default_threads())
 
 
 def _check_axis(spec, rank):
@@ -115,67 +117,84 @@ def _check_axis(spec, rank):
         raise IRError(f"axis {spec.index_axis} is out of range [{-rank}, {rank - 1}] for an input of rank {rank}")
 
 
-class _Run:
-    """One pooling call: the (planes, spatial, q) views of input and outputs, and what every chunk shares."""
+class _Geometry:
+    """Everything about a call that follows from the spec, the input's shape and dtype: computed once
+    per distinct call (`_geometry` caches it) and shared by every chunk and workspace."""
 
-    def __init__(self, x, spec: PoolSpec, plans, want_indices: bool):
-        self.spec, self.plans, self.want_indices = spec, plans, want_indices
+    def __init__(self, spec: PoolSpec, shape: tuple[int, ...], dtype: np.dtype, want_indices: bool):
+        self.spec, self.want_indices = spec, want_indices
+        self.plans = plans = plan(spec, shape)
         n = spec.ndim
         last = spec.layout == "channels_last"
-        self.planes, self.q = (x.shape[0], x.shape[-1]) if last else (x.shape[0] * x.shape[1], 1)
-        sp_in, sp_out = tuple(p.length for p in plans), tuple(p.out for p in plans)
-        self.x = np.ascontiguousarray(x.reshape((self.planes,) + sp_in + (self.q,)))
+        self.planes, self.q = (shape[0], shape[-1]) if last else (shape[0] * shape[1], 1)
+        sp_out = tuple(p.out for p in plans)
+        self.x_shape = (self.planes,) + tuple(p.length for p in plans) + (self.q,)
+        self.v_shape = (self.planes,) + sp_out + (self.q,)
+        self.out_shape = list(shape)
+        for a, p in zip(spec.spatial_axes(len(shape)), plans):
+            self.out_shape[a] = p.out
+        self.axes = tuple(axis_layout(p) for p in plans)
+        if spec.reduction == "max":
+            self.ctype = np.dtype(np.float32) if dtype == np.float16 else dtype
+            self.identity = _lowest(dtype)
+        else:
+            self.ctype, self.identity = _accumulator(dtype), 0
+        ntaps = [len(a.taps) for a in self.axes]
+        residues = [len(a.residues) for a in self.axes]
+        direct = math.prod(ntaps) - 1          # numpy calls over one block: the first call takes two taps
+        self.separable = sum((ntaps[i] - 1) * math.prod(residues[:i]) for i in range(n)) < direct
+        if spec.reduction == "avg":
+            self.div = _divisor(spec, plans, n).astype(self.ctype)
+        if want_indices:
+            channels = shape[-1] if last else shape[1]
+            self.i_shape = (shape[0], channels) + sp_out
+            self.mult, self.start, self.nc_shape = _index_geometry(spec, plans, channels)
+
+
+@functools.lru_cache(maxsize=64)
+def _geometry(spec, shape, dtype, want_indices) -> _Geometry:
+    return _Geometry(spec, shape, dtype, want_indices)
+
+
+class _Run:
+    """One pooling call: the (planes, spatial, q) views of its input and outputs, over a _Geometry."""
+
+    def __init__(self, x, g: _Geometry):
+        self.g = g
+        self.x = np.ascontiguousarray(x.reshape(g.x_shape))
         self.root = self.x                      # the array that owns x's memory, and x's place in it
         while isinstance(self.root.base, np.ndarray):
             self.root = self.root.base
         self.offset = self.x.__array_interface__["data"][0] - self.root.__array_interface__["data"][0]
         if not self.root.flags.c_contiguous:
             self.root, self.offset = self.x, 0
-        out_shape = list(x.shape)
-        for a, p in zip(spec.spatial_axes(x.ndim), plans):
-            out_shape[a] = p.out
-        self.values = np.empty(out_shape, dtype=x.dtype)
-        self.v = self.values.reshape((self.planes,) + sp_out + (self.q,))
-        self.axes = tuple(axis_layout(p) for p in plans)
-        red = spec.reduction
-        if red == "max":
-            self.ctype = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
-            self.identity = _lowest(x.dtype)
-            # "first" (onnxruntime) differs from "lowest" only for a window whose first tap is NaN or
-            # not above the lowest value; without such elements the cheaper "lowest" passes are exact
-            self.exact_first = spec.max_start == "first" and x.size > 0 and not bool((x > self.identity).all())
-        else:
-            self.ctype, self.identity, self.exact_first = _accumulator(x.dtype), 0, False
-        self.separable = not self.exact_first and self._separable_is_cheaper()
-        if red == "avg":
-            self.div = _divisor(spec, plans, n).astype(self.ctype)
-        if want_indices:
-            nc_shape = (x.shape[0], x.shape[-1]) + sp_out if last else x.shape[:2] + sp_out
-            self.indices = np.empty(nc_shape, dtype=spec.index_dtype)
-            perm = (0,) + tuple(range(2, n + 2)) + (1,)
-            self.i = self.indices.transpose(perm) if last else self.indices.reshape(self.v.shape)
-            self.mult, self.start, self.nc_shape = _index_geometry(spec, plans, x.shape[-1] if last else x.shape[1])
-
-    def _separable_is_cheaper(self) -> bool:
-        ntaps = [len(a.taps) for a in self.axes]
-        residues = [len(a.residues) for a in self.axes]
-        direct = math.prod(ntaps) - 1          # numpy calls over one block: the first call takes two taps
-        separable = sum((ntaps[i] - 1) * math.prod(residues[:i]) for i in range(len(ntaps)))
-        return separable < direct
+        self.values = np.empty(g.out_shape, dtype=x.dtype)
+        self.v = self.values.reshape(g.v_shape)
+        # "first" (onnxruntime) differs from "lowest" only for a window whose first tap is NaN or
+        # not above the lowest value; without such elements the cheaper "lowest" passes are exact
+        self.exact_first = g.spec.reduction == "max" and g.spec.max_start == "first" and x.size > 0 \
+            and not bool((x > g.identity).all())
+        if g.want_indices:
+            self.indices = np.empty(g.i_shape, dtype=g.spec.index_dtype)
+            if g.spec.layout == "channels_last":
+                self.i = self.indices.transpose((0,) + tuple(range(2, g.spec.ndim + 2)) + (1,))
+            else:
+                self.i = self.indices.reshape(g.v_shape)
 
     def execute(self, threads: int):
         if self.values.size:
-            per_plane = (math.prod(len(a.residues) * a.m for a in self.axes) * self.q
-                         * max(self.ctype.itemsize, 8 if self.want_indices else 1))
-            step = max(1, CHUNK_BYTES // max(per_plane, 1))
-            chunks = [(a, min(a + step, self.planes)) for a in range(0, self.planes, step)]
-            if threads > 1 and len(chunks) > 1 and self.x.nbytes >= PARALLEL_BYTES:
+            per_plane = (math.prod(len(a.residues) * a.m for a in self.g.axes) * self.g.q
+                         * max(self.g.ctype.itemsize, 8 if self.g.want_indices else 1))
+            parallel = threads > 1 and self.x.nbytes >= PARALLEL_BYTES
+            step = max(1, (THREAD_CHUNK_BYTES if parallel else CHUNK_BYTES) // max(per_plane, 1))
+            chunks = [(a, min(a + step, self.g.planes)) for a in range(0, self.g.planes, step)]
+            if parallel and len(chunks) > 1:
                 ex = _EXECUTORS.get(threads) or _EXECUTORS.setdefault(threads, ThreadPoolExecutor(threads))
                 list(ex.map(self._chunk, chunks))
             else:
                 for c in chunks:
                     self._chunk(c)
-        return (self.values, self.indices) if self.want_indices else self.values
+        return (self.values, self.indices) if self.g.want_indices else self.values
 
     def _chunk(self, bounds):
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):   # inf, NaN are results here
@@ -196,46 +215,49 @@ class _Run:
                     np.copyto(narrow, wide_src, casting="unsafe")
                     continue
             np.copyto(dst, xs[src], casting="unsafe")
-        red = self.spec.reduction
+        red = self.g.spec.reduction
         if red == "lp":
-            p = self.spec.p
-            np.abs(ws.buf, out=ws.buf)
-            if p != 1.0:
-                np.square(ws.buf, out=ws.buf) if p == 2.0 else np.power(ws.buf, p, out=ws.buf)
+            p = self.g.spec.p
+            if p == 2.0:
+                np.square(ws.buf, out=ws.buf)
+            else:
+                np.abs(ws.buf, out=ws.buf)
+                if p != 1.0:
+                    np.power(ws.buf, p, out=ws.buf)
         for step in ws.passes:
             step()
         grid, out = ws.result, self.v[a:b]
         if red == "max":
-            if self.ctype.kind == "f" and not self.exact_first \
-                    and not np.min(grid) >= self.identity:
-                np.fmax(grid, self.identity, out=grid)  # all-NaN or -inf windows start from lowest
+            if self.g.ctype.kind == "f" and not self.exact_first \
+                    and not np.min(ws.flat_result) >= self.g.identity:    # (contiguous: a faster min)
+                np.fmax(grid, self.g.identity, out=grid)  # all-NaN or -inf windows start from lowest
             np.copyto(out, grid, casting="unsafe")
         elif red == "avg":
-            np.divide(grid, self.div, out=out, casting="unsafe")
-        elif self.spec.p == 2.0:
+            np.divide(grid, self.g.div, out=out, casting="unsafe")
+        elif self.g.spec.p == 2.0:
             np.sqrt(grid, out=out, casting="unsafe")
         else:
-            np.power(grid, 1.0 / self.spec.p, out=out, casting="unsafe")
-        if self.want_indices:
+            np.power(grid, 1.0 / self.g.spec.p, out=out, casting="unsafe")
+        if self.g.want_indices:
             self._write_indices(ws, a, b)
 
     def _write_indices(self, ws, a, b):
         """Flat NC-first input index: (n*C + c)*plane + window start + winning tap's offset (0 if none)."""
         planes = np.arange(a, b, dtype=np.int64)
-        plane = math.prod(p.length for p in self.plans)
-        if self.spec.layout == "channels_last":
-            c = self.q
+        plane = math.prod(p.length for p in self.g.plans)
+        if self.g.spec.layout == "channels_last":
+            c = self.g.q
             nc = (planes[:, None] * c + np.arange(c, dtype=np.int64)[None, :]) * plane
-            nc = nc.reshape((b - a,) + (1,) * len(self.plans) + (c,))
+            nc = nc.reshape((b - a,) + (1,) * len(self.g.plans) + (c,))
         else:
-            nc = (planes * plane).reshape((b - a,) + (1,) * (len(self.plans) + 1))
+            nc = (planes * plane).reshape((b - a,) + (1,) * (len(self.g.plans) + 1))
         flat = np.take(ws.table, ws.code)
-        flat += self.start
+        flat += self.g.start
         np.maximum(flat, 0, out=flat)           # no winner: flat spatial 0, the base
         flat += nc
-        axis = self.spec.index_axis % (len(self.plans) + 2)
+        axis = self.g.spec.index_axis % (len(self.g.plans) + 2)
         if axis != 0:
-            flat %= math.prod(self.nc_shape[axis:])
+            flat %= math.prod(self.g.nc_shape[axis:])
         np.copyto(self.i[a:b], flat, casting="unsafe")
 
 
@@ -253,13 +275,19 @@ def _index_geometry(spec, plans, channels):
     return mult, start, (None, channels) + tuple(lengths)
 
 
+def release_workspaces() -> None:
+    """Free the cached workspaces (a few MB at most) and geometries."""
+    with _WORKSPACES_LOCK:
+        _WORKSPACES.clear()
+    _geometry.cache_clear()
+
+
 def _workspace(run: _Run, planes: int) -> "_Workspace":
     """This thread's workspace for chunks of `planes` planes of this geometry: from the cache, or new.
 
     Kept between calls (at most KEEP_WORKSPACES, each about 3 x CHUNK_BYTES): allocating megabytes anew
     on every call costs page faults that, measured, took longer than the pooling itself."""
-    key = (threading.get_ident(), planes, run.axes, run.q, run.x.dtype.str, run.spec.reduction,
-           run.want_indices, run.separable, run.exact_first, tuple(run.mult) if run.want_indices else None)
+    key = (threading.get_ident(), planes, run.g, run.exact_first)
     with _WORKSPACES_LOCK:
         ws = _WORKSPACES.get(key)
         if ws is not None:
@@ -276,14 +304,17 @@ def _workspace(run: _Run, planes: int) -> "_Workspace":
 class _Workspace:
     """One thread's buffers for chunks of `planes` planes, with every numpy view a chunk needs made once.
 
+    Keyed by the _Geometry (and thread, planes): a workspace reads only the geometry from `run`, and
+    the input's strides, which follow from the geometry because the input is made C-contiguous.
+
     The phase buffer starts as the identity and only input cells are ever written, so padding stays
     padding from chunk to chunk. `passes` are closures, each a handful of numpy calls over whole blocks.
     """
 
     def __init__(self, run: _Run, planes: int):
-        lay = self.lay = Layout(run.axes, planes, run.q)
+        lay = self.lay = Layout(run.g.axes, planes, run.g.q)
         z, slack = lay.z, lay.slack
-        self.buf = np.full(lay.blocks * z + slack, run.identity, dtype=run.ctype)
+        self.buf = np.full(lay.blocks * z + slack, run.g.identity, dtype=run.g.ctype)
         plan_ = lay.fill_plan()
         # channels-first planes have q = 1: drop that axis so a strided spatial axis is the last one
         drop = (0,) if lay.q == 1 else ()
@@ -292,14 +323,14 @@ class _Workspace:
         for combo, dst, src in plan_:
             dst_view, src_view = lay.block_view(self.buf, combo)[dst + drop], x[src + drop]
             words = None
-            if run.ctype == run.x.dtype:
+            if run.g.ctype == run.x.dtype:
                 how = word_copy(dst_view, src_view.shape, src_view.strides, src_view.itemsize)
                 if how is not None:
                     offset = src_view.__array_interface__["data"][0] - x.__array_interface__["data"][0]
                     words = how + (src_view.shape, src_view.strides, offset)
             self.fills.append((dst_view, src + drop, words))
         self.passes = []
-        n = len(run.axes)
+        n = len(run.g.axes)
         if run.exact_first:
             inside = np.zeros(self.buf.shape, dtype=bool)
             for combo, dst, _ in plan_:
@@ -307,16 +338,16 @@ class _Workspace:
             res, code = self._first(run, inside)
         else:
             res, code = self.buf, None
-            for group in ([(i,) for i in reversed(range(n))] if run.separable else [tuple(range(n))]):
+            for group in ([(i,) for i in reversed(range(n))] if run.g.separable else [tuple(range(n))]):
                 res = self._pass(run, res, group)
-            if run.want_indices:
+            if run.g.want_indices:
                 code = self._winners(run, res[:z])
-        self.result = lay.grid(res)
-        if run.want_indices:
+        self.result, self.flat_result = lay.grid(res), res[:z]
+        if run.g.want_indices:
             self.code = lay.grid(code)
             # code k - t for the t-th landing tap (row-major), 0 for none: its offset from the window
             # start in flat input elements; "none" is so negative that start + it stays below 0
-            offsets = [sum(t * run.plans[i].dilation * run.mult[i] for i, t in enumerate(ts))
+            offsets = [sum(t * run.g.plans[i].dilation * run.g.mult[i] for i, t in enumerate(ts))
                        for ts, _, _ in lay.taps(tuple(range(n)))]
             self.table = np.array([-(2 ** 62)] + offsets[::-1], dtype=np.int64)
 
@@ -333,12 +364,12 @@ class _Workspace:
         """Reduce the trailing phase axes in `group`: a (lead blocks of Z + slack) result."""
         z, slack = self.lay.z, self.lay.slack
         lead = math.prod(len(a.residues) for a in self.lay.axes[:group[0]])
-        res = np.full(lead * z + slack, run.identity, dtype=src.dtype)
+        res = np.full(lead * z + slack, run.g.identity, dtype=src.dtype)
         r2 = res[:lead * z].reshape(lead, z)
         vs = self._views(src, group, lead)
         # NaN never wins (fmax skips it); a result below lowest is lifted to lowest at the very end
-        op = np.add if run.spec.reduction != "max" else np.fmax if src.dtype.kind == "f" else np.maximum
-        identity = run.identity             # (closures keep no reference to the run and its arrays)
+        op = np.add if run.g.spec.reduction != "max" else np.fmax if src.dtype.kind == "f" else np.maximum
+        identity = run.g.identity             # (closures keep no reference to the run and its arrays)
 
         def step():
             if not vs:                      # no tap of these axes lands anywhere: every window is empty
@@ -355,12 +386,12 @@ class _Workspace:
     def _winners(self, run, best):
         """Which tap won each window: the first one (row-major) equal to the maximum, if that is above
         lowest. Blends, not masked writes: numpy's masked loops cost 4 ns an element on random masks."""
-        views = [v[0] for v in self._views(self.buf, tuple(range(len(run.axes))), 1)]
+        views = [v[0] for v in self._views(self.buf, tuple(range(len(run.g.axes))), 1)]
         k = len(views)
         cdt = np.dtype(np.uint8 if k < 255 else np.uint16 if k < 65535 else np.uint32)
         z = self.lay.z
         code, mark, eq = np.empty(z, dtype=cdt), np.empty(z, dtype=cdt), np.empty(z, dtype=bool)
-        identity = run.identity
+        identity = run.g.identity
 
         def step():
             code.fill(0)
@@ -377,13 +408,13 @@ class _Workspace:
         """onnxruntime's max: a window's first tap inside the input starts it, a later tap must be greater."""
         z = self.lay.z
         res = np.empty(z, dtype=self.buf.dtype)
-        group = tuple(range(len(run.axes)))
+        group = tuple(range(len(run.g.axes)))
         views = [(v[0], inside[block * z + shift:block * z + shift + z])
                  for v, (_, block, shift) in zip(self._views(self.buf, group, 1), self.lay.taps(group))]
         k = len(views)
         code = np.empty(z, dtype=np.uint8 if k < 255 else np.uint16 if k < 65535 else np.uint32)
         filled, take = np.empty(z, dtype=bool), np.empty(z, dtype=bool)
-        identity = run.identity
+        identity = run.g.identity
 
         def step():
             res.fill(identity)
