@@ -74,7 +74,7 @@ def _run(args) -> int:
     inputs = _load_inputs(args.input)
     if not inputs:
         raise IRError("give the inputs with -i NAME=file.npy (NAME: a Parameter's name; 0 for a bare layer)")
-    outputs = run(args.file, inputs, max_bytes=args.max_bytes)
+    outputs = run(args.file, inputs, max_bytes=args.max_bytes, threads=args.threads)
     for name, arr in outputs.items():
         print(f"{name}: {arr.dtype} {list(arr.shape)}")
     if args.output:
@@ -101,6 +101,12 @@ def _size(text: str) -> int:
     return n
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a positive integer: {text!r}")
+    return int(text)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="irpool", description="Check and run the pooling layers of OpenVINO IR.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -112,6 +118,8 @@ def main(argv=None) -> int:
     p.add_argument("file", metavar="FILE")
     p.add_argument("-i", "--input", action="append", default=[], metavar="NAME=x.npy")
     p.add_argument("-o", "--output", metavar="out.npz", help="write the outputs here (atomically)")
+    p.add_argument("--threads", type=_positive, default=None, metavar="N",
+                   help="threads per pooling layer (default: every core)")
     p.set_defaults(func=_run)
     p = sub.add_parser("explain", help="show the shape arithmetic of each pooling layer")
     p.add_argument("file", metavar="FILE")

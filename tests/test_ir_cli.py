@@ -146,6 +146,18 @@ def test_cli_run_writes_outputs_atomically(tmp_path):
     assert r.returncode == 2 and not (tmp_path / "sub").exists()
 
 
+def test_cli_run_threads(tmp_path):
+    x = np.random.default_rng(2).standard_normal((1, 4, 16, 16)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    r = cli("run", EXAMPLES / "small_net.xml", "-i", f"image={tmp_path / 'x.npy'}", "-o", tmp_path / "o.npz",
+            "--threads", "2")
+    assert r.returncode == 0, r.stderr
+    r = cli("run", EXAMPLES / "small_net.xml", "-i", f"image={tmp_path / 'x.npy'}", "--threads", "0")
+    assert r.returncode == 2 and "not a positive integer" in r.stderr and "Traceback" not in r.stderr
+    with pytest.raises(irpool.IRError, match="threads must be a positive integer"):
+        irpool.run(EXAMPLES / "small_net.xml", {"image": x}, threads=0)
+
+
 def test_cli_explain_shows_each_axis():
     r = cli("explain", EXAMPLES / "small_net.xml", "--layer", "1")
     assert r.returncode == 0

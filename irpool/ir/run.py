@@ -12,18 +12,20 @@ from .parse import MAX_BYTES, Layer, Net, parse
 RUNNABLE = ("Parameter", "Result", "MaxPool", "AvgPool")
 
 
-def run(source, inputs, *, max_bytes: int = MAX_BYTES) -> dict:
-    """Snippet: {output port id: array}. Net: {Result layer name: array}, in the order Results appear."""
+def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = None) -> dict:
+    """Snippet: {output port id: array}. Net: {Result layer name: array}, in the order Results appear.
+
+    `threads`: how many threads each pooling layer may use (None: every core)."""
     net = parse(source, max_bytes=max_bytes)
     if net.problems:
         line, message = net.problems[0]
         raise IRError(message, file=net.file, line=line, code="bad-structure")
     if net.is_snippet:
-        return _run_snippet(net, inputs)
-    return _run_net(net, inputs)
+        return _run_snippet(net, inputs, threads)
+    return _run_net(net, inputs, threads)
 
 
-def _execute(layer: Layer, file, x) -> list:
+def _execute(layer: Layer, file, x, threads) -> list:
     pl = interpret(layer, file)
     x = np.asarray(x)
     declared = layer.inputs[0].dims
@@ -34,13 +36,13 @@ def _execute(layer: Layer, file, x) -> list:
     check_dims(pl, x.shape, file)
     try:
         if pl.outputs == 2:
-            return list(pool(x, pl.spec, indices=True))
-        return [pool(x, pl.spec)]
+            return list(pool(x, pl.spec, indices=True, threads=threads))
+        return [pool(x, pl.spec, threads=threads)]
     except IRError as e:
         raise e.located(**layer.where(file)) from None
 
 
-def _run_snippet(net: Net, inputs) -> dict:
+def _run_snippet(net: Net, inputs, threads) -> dict:
     layer = net.layers[0]
     if not is_pooling(layer):
         raise IRError(f"irpool runs MaxPool and AvgPool layers, not {layer.type}", code="unsupported",
@@ -50,7 +52,7 @@ def _run_snippet(net: Net, inputs) -> dict:
             raise IRError(f"a bare layer takes one input array (or {{'0': array}}), got keys {sorted(inputs)}",
                           code="bad-input", **layer.where(net.file))
         inputs = next(iter(inputs.values()))
-    outs = _execute(layer, net.file, inputs)
+    outs = _execute(layer, net.file, inputs, threads)
     ids = [p.id for p in layer.outputs] + [str(i + 1) for i in range(len(layer.outputs), len(outs))]
     return dict(zip(ids, outs))
 
@@ -109,7 +111,7 @@ def _bind_inputs(params: list, file, inputs) -> dict:
     return bound
 
 
-def _run_net(net: Net, inputs) -> dict:
+def _run_net(net: Net, inputs, threads) -> dict:
     file = net.file
     seen = set()
     for layer in net.layers:
@@ -152,7 +154,7 @@ def _run_net(net: Net, inputs) -> dict:
                 if layer.type == "Result":
                     results[layer.id] = values[src]
                 else:
-                    outs = _execute(layer, file, values[src])
+                    outs = _execute(layer, file, values[src], threads)
                     for port, arr in zip(layer.outputs, outs):
                         values[(layer.id, port.id)] = arr
             pending.remove(layer)

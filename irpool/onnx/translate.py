@@ -135,7 +135,8 @@ def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: in
         raise IRError(f"{op}: {e.reason}") from None
 
 
-def run(op_type, x=None, attrs=None, *, opset: int, domain: str = "", outputs: int = 1) -> list:
+def run(op_type, x=None, attrs=None, *, opset: int, domain: str = "", outputs: int = 1,
+        threads: int | None = None) -> list:
     """Execute one ONNX pooling node on `x`: [Y] or [Y, Indices].
 
     `op_type` may be an onnx.NodeProto; its op_type, domain and attributes are then read from it."""
@@ -158,7 +159,7 @@ def run(op_type, x=None, attrs=None, *, opset: int, domain: str = "", outputs: i
     spec = to_spec(op_type, attrs, opset=opset, domain=domain, rank=x.ndim)
     try:
         if outputs == 2:
-            return list(pool(x, spec, indices=True))
-        return [pool(x, spec)]
+            return list(pool(x, spec, indices=True, threads=threads))
+        return [pool(x, spec, threads=threads)]
     except IRError as e:
         raise IRError(f"{op}: {e.reason}") from None
