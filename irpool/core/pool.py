@@ -242,19 +242,15 @@ class _Run:
             self._write_indices(ws, a, b)
 
     def _write_indices(self, ws, a, b):
-        """Flat NC-first input index: (n*C + c)*plane + window start + winning tap's offset (0 if none)."""
-        planes = np.arange(a, b, dtype=np.int64)
-        plane = math.prod(p.length for p in self.g.plans)
-        if self.g.spec.layout == "channels_last":
-            c = self.g.q
-            nc = (planes[:, None] * c + np.arange(c, dtype=np.int64)[None, :]) * plane
-            nc = nc.reshape((b - a,) + (1,) * len(self.g.plans) + (c,))
-        else:
-            nc = (planes * plane).reshape((b - a,) + (1,) * (len(self.g.plans) + 1))
-        flat = np.take(ws.table, ws.code)
-        flat += self.g.start
-        np.maximum(flat, 0, out=flat)           # no winner: flat spatial 0, the base
-        flat += nc
+        """Flat NC-first input index: (n*C + c)*plane + window start + winning tap's offset.
+
+        table[code] + start + the chunk's own (n*C + c)*plane is below that plane offset exactly when
+        no tap won (table[0] is very negative), and the maximum with it gives the base index then."""
+        flat = np.take(ws.table, ws.code, out=ws.flat)
+        flat += ws.base
+        np.maximum(flat, ws.nc, out=flat)
+        if a:
+            flat += a * ws.per_plane
         axis = self.g.spec.index_axis % (len(self.g.plans) + 2)
         if axis != 0:
             flat %= math.prod(self.g.nc_shape[axis:])
@@ -349,7 +345,20 @@ class _Workspace:
             # start in flat input elements; "none" is so negative that start + it stays below 0
             offsets = [sum(t * run.g.plans[i].dilation * run.g.mult[i] for i, t in enumerate(ts))
                        for ts, _, _ in lay.taps(tuple(range(n)))]
-            self.table = np.array([-(2 ** 62)] + offsets[::-1], dtype=np.int64)
+            g = run.g
+            plane = math.prod(p.length for p in g.plans)
+            # int32 when every index and window start fits with room: half the bytes to move
+            small = run.x.size < 2 ** 30 and int(g.start.min()) > -(2 ** 29)
+            itype = np.dtype(np.int32 if small else np.int64)
+            self.table = np.array([-(2 ** 30 if small else 2 ** 62)] + offsets[::-1], dtype=itype)
+            p_ = np.arange(planes, dtype=itype).reshape((planes,) + (1,) * (n + 1))
+            if g.spec.layout == "channels_last":
+                self.nc = (p_ * lay.q + np.arange(lay.q, dtype=itype)) * plane
+            else:
+                self.nc = p_ * plane
+            self.per_plane = plane * lay.q
+            self.base = (g.start.astype(itype) + self.nc).astype(itype)
+            self.flat = np.empty(self.result.shape, dtype=itype)
 
     def _views(self, src, group, lead):
         """A (lead, Z) view of src per landing tap of the axes in `group`, in row-major tap order.
