@@ -1,5 +1,6 @@
 """The pooling core: the seeds' worked examples, a property test against the slow reference, refusals."""
 import sys
+import tracemalloc
 from unittest import mock
 
 import numpy as np
@@ -8,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irpool import IRError
-from irpool.core import PoolSpec, output_shape, plan, pool
+from irpool.core import PoolSpec, output_shape, plan, pool, release_workspaces
 from reference import ref_plan, ref_pool
 
 A = np.array([[[[-1, 2, 3], [4, 5, -6], [-7, 8, 9]]]], np.float32)
@@ -177,6 +178,40 @@ def test_core_in_chunks_on_threads_matches_reference(case, memory):
         x = np.asfortranarray(x)
     with mock.patch.object(POOL_MODULE, "THREAD_CHUNK_BYTES", 1), mock.patch.object(POOL_MODULE, "PARALLEL_BYTES", 0):
         _matches_reference(spec, x, threads=3)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "float64", "int16"])
+@pytest.mark.parametrize("length", [4, 5, 9])
+def test_strided_reads_up_to_the_last_element(dtype, length):
+    """Stride 2 reads the input as integers two elements wide; the last one must not read past the end."""
+    x = (np.arange(2 * 3 * length) % 7 - 3).astype(dtype).reshape(2, 3, length)
+    for spec in (PoolSpec(kernel=(2,), strides=(2,)), PoolSpec(kernel=(3,), strides=(2,), pads_begin=(1,)),
+                 PoolSpec(kernel=(1,), strides=(2,), pads_begin=(1,), pads_end=(1,))):
+        _matches_reference(spec, x, threads=1)
+        with mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 1):
+            _matches_reference(spec, x, threads=1)
+
+
+@pytest.mark.parametrize("shape,attrs,indices", [
+    ((1, 64, 112, 112), dict(kernel=(3, 3), strides=(2, 2), pads_begin=(1, 1), pads_end=(1, 1)), True),
+    ((4, 64, 56, 56), dict(kernel=(3, 3), dilations=(4, 4), pads_begin=(1, 1), pads_end=(1, 1)), False),
+    ((4, 64, 56, 56), dict(kernel=(3, 3), pads_begin=(1, 1), pads_end=(1, 1), reduction="avg"), False),
+    ((2, 16, 16, 32, 32), dict(kernel=(3, 3, 3), strides=(2, 2, 2), reduction="lp"), False),
+])
+def test_extra_memory_stays_below_input_plus_output(shape, attrs, indices):
+    """DESIGN section 4: peak extra memory near input + output (a cold call: cached workspaces freed)."""
+    x = np.random.default_rng(0).standard_normal(shape, dtype=np.float32)
+    release_workspaces()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        out = pool(x, PoolSpec(**attrs), indices=indices, threads=2)
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    outs = out if isinstance(out, tuple) else (out,)
+    out_bytes = sum(o.nbytes for o in outs)
+    assert peak - out_bytes <= x.nbytes + out_bytes, (peak, x.nbytes, out_bytes)
 
 
 def test_float16_sums_accumulate_wider_than_float16():
