@@ -9,9 +9,9 @@ Padding never reaches a result: padded cells hold the identity (lowest value, or
 
 Max follows OpenVINO's CPU plugin: start from the lowest finite value of the compute type (float16 is
 computed in float32, so its empty window is -inf) with the window's (n, c) base index, take a tap only
-when it is strictly greater (ties keep the first tap in row-major kernel order, NaN never wins). Reducing
-the last axis first keeps that order: each row keeps its first maximum, then the first row with the
-maximum wins.
+when it is strictly greater (ties keep the first tap in row-major kernel order, NaN never wins). The
+values come from fmax over the taps; the index is the first tap equal to that maximum, if it is above
+lowest.
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ CHUNK_BYTES = 1 << 20           # phase buffer per chunk: about half this machin
 # as long as 1), so chunks for threads are larger, and small inputs stay on the calling thread.
 THREAD_CHUNK_BYTES = 4 << 20
 PARALLEL_BYTES = 4 << 20
-KEEP_WORKSPACES = 8
+KEEP_WORKSPACES, KEEP_BYTES = 8, 32 << 20     # workspaces kept between calls: at most this many and bytes
 _EXECUTORS: dict[int, ThreadPoolExecutor] = {}
 _WORKSPACES: OrderedDict = OrderedDict()
 _WORKSPACES_LOCK = threading.Lock()
@@ -281,8 +281,8 @@ def release_workspaces() -> None:
 def _workspace(run: _Run, planes: int) -> "_Workspace":
     """This thread's workspace for chunks of `planes` planes of this geometry: from the cache, or new.
 
-    Kept between calls (at most KEEP_WORKSPACES, each about 3 x CHUNK_BYTES): allocating megabytes anew
-    on every call costs page faults that, measured, took longer than the pooling itself."""
+    Kept between calls (at most KEEP_WORKSPACES and KEEP_BYTES): allocating megabytes anew on every
+    call costs page faults that, measured, took longer than the pooling itself."""
     key = (threading.get_ident(), planes, run.g, run.exact_first)
     with _WORKSPACES_LOCK:
         ws = _WORKSPACES.get(key)
@@ -292,7 +292,8 @@ def _workspace(run: _Run, planes: int) -> "_Workspace":
     ws = _Workspace(run, planes)
     with _WORKSPACES_LOCK:
         _WORKSPACES[key] = ws
-        while len(_WORKSPACES) > KEEP_WORKSPACES:
+        while len(_WORKSPACES) > 1 and (len(_WORKSPACES) > KEEP_WORKSPACES
+                                        or sum(w.nbytes for w in _WORKSPACES.values()) > KEEP_BYTES):
             _WORKSPACES.popitem(last=False)
     return ws
 
@@ -339,6 +340,7 @@ class _Workspace:
             if run.g.want_indices:
                 code = self._winners(run, res[:z])
         self.result, self.flat_result = lay.grid(res), res[:z]
+        self.nbytes = self.buf.nbytes * (3 if run.g.want_indices else 2)    # buffer, passes, winners: roughly
         if run.g.want_indices:
             self.code = lay.grid(code)
             # code k - t for the t-th landing tap (row-major), 0 for none: its offset from the window
