@@ -30,16 +30,20 @@ class AxisLayout:
     m: int                                     # phase length: out + the largest shift
 
 
-def _lands(p: AxisPlan, t: int) -> bool:
-    """Does tap t fall inside the input for at least one output position of this axis?"""
-    offset = t * p.dilation - p.pad_begin
-    lo = max(0, -(offset // p.stride))                  # first o with o*s + offset >= 0
-    hi = min(p.out, (p.length - 1 - offset) // p.stride + 1) if p.length - 1 - offset >= 0 else 0
-    return hi > lo
+def inside_range(p: AxisPlan, offset: int, limit: int) -> tuple[int, int]:
+    """The j in [0, limit) whose input position j*s + offset lies in [0, L), as a range lo..hi (may be empty)."""
+    lo = max(0, -(offset // p.stride))                  # first j with j*s + offset >= 0
+    last = p.length - 1 - offset                        # j*s <= last keeps j*s + offset < L
+    return lo, min(limit, last // p.stride + 1) if last >= 0 else 0
 
 
 def axis_layout(p: AxisPlan) -> AxisLayout:
-    landing = [t for t in range(p.kernel) if _lands(p, t)]
+    """Landing taps are those inside the input for at least one output position of this axis."""
+    landing = []
+    for t in range(p.kernel):
+        lo, hi = inside_range(p, t * p.dilation - p.pad_begin, p.out)
+        if hi > lo:
+            landing.append(t)
     residues = tuple(sorted({t * p.dilation % p.stride for t in landing}))
     taps = tuple((t, residues.index(t * p.dilation % p.stride), t * p.dilation // p.stride) for t in landing)
     return AxisLayout(p, residues, taps, p.out + max((q for _, _, q in taps), default=0))
@@ -77,7 +81,6 @@ class Layout:
         full = flat[:self.z].reshape((self.planes,) + tuple(a.m for a in self.axes) + (self.q,))
         return full[(slice(None),) + tuple(slice(0, a.plan.out) for a in self.axes)]
 
-
     def fill_plan(self):
         """(block combo, destination index, source index): the input's part of each phase block."""
         steps = []
@@ -85,9 +88,7 @@ class Layout:
             dst, src = [slice(None)], [slice(None)]
             for a, b in zip(self.axes, combo):
                 p, r = a.plan, a.residues[b]
-                lo = max(0, -((r - p.pad_begin) // p.stride))          # first j with j*s + r - pb >= 0
-                last = p.length - 1 + p.pad_begin - r                  # j*s <= last for j*s + r - pb < L
-                hi = min(a.m, last // p.stride + 1) if last >= 0 else 0
+                lo, hi = inside_range(p, r - p.pad_begin, a.m)     # phase cell j holds input j*s + r - pb
                 if hi <= lo:
                     break                                              # this phase holds no input at all
                 start = lo * p.stride + r - p.pad_begin

@@ -82,6 +82,11 @@ def _counts(p: AxisPlan, clip_to_pads: bool) -> np.ndarray:
     return counts
 
 
+def _code_dtype(taps: int) -> np.dtype:
+    """The narrowest unsigned type holding tap codes 0..taps."""
+    return np.dtype(np.uint8 if taps < 255 else np.uint16 if taps < 65535 else np.uint32)
+
+
 def _along(vec: np.ndarray, i: int, n: int) -> np.ndarray:
     """`vec` shaped to broadcast along spatial axis i of a (planes, s_1..s_n, q) grid."""
     shape = [1] * (n + 2)
@@ -272,7 +277,7 @@ def _index_geometry(spec, plans, channels):
 
 
 def release_workspaces() -> None:
-    """Free the cached workspaces (a few MB at most) and geometries."""
+    """Free the cached workspaces (at most KEEP_BYTES, 32 MB) and geometries."""
     with _WORKSPACES_LOCK:
         _WORKSPACES.clear()
     _geometry.cache_clear()
@@ -343,24 +348,29 @@ class _Workspace:
         self.nbytes = self.buf.nbytes * (3 if run.g.want_indices else 2)    # buffer, passes, winners: roughly
         if run.g.want_indices:
             self.code = lay.grid(code)
-            # code k - t for the t-th landing tap (row-major), 0 for none: its offset from the window
-            # start in flat input elements; "none" is so negative that start + it stays below 0
-            offsets = [sum(t * run.g.plans[i].dilation * run.g.mult[i] for i, t in enumerate(ts))
-                       for ts, _, _ in lay.taps(tuple(range(n)))]
-            g = run.g
-            plane = math.prod(p.length for p in g.plans)
-            # int32 when every index and window start fits with room: half the bytes to move
-            small = run.x.size < 2 ** 30 and int(g.start.min()) > -(2 ** 29)
-            itype = np.dtype(np.int32 if small else np.int64)
-            self.table = np.array([-(2 ** 30 if small else 2 ** 62)] + offsets[::-1], dtype=itype)
-            p_ = np.arange(planes, dtype=itype).reshape((planes,) + (1,) * (n + 1))
-            if g.spec.layout == "channels_last":
-                self.nc = (p_ * lay.q + np.arange(lay.q, dtype=itype)) * plane
-            else:
-                self.nc = p_ * plane
-            self.per_plane = plane * lay.q
-            self.base = (g.start.astype(itype) + self.nc).astype(itype)
-            self.flat = np.empty(self.result.shape, dtype=itype)
+            self._index_tables(run.g, run.x.size, planes)
+
+    def _index_tables(self, g: _Geometry, size: int, planes: int):
+        """What turns tap codes into flat indices for a chunk of `planes` planes starting at plane 0.
+
+        table[k - t] is the t-th landing tap's (row-major) offset from the window start in flat input
+        elements; table[0] (no winner) is so negative that start + it stays below 0."""
+        n, lay = len(g.axes), self.lay
+        offsets = [sum(t * g.plans[i].dilation * g.mult[i] for i, t in enumerate(ts))
+                   for ts, _, _ in lay.taps(tuple(range(n)))]
+        plane = math.prod(p.length for p in g.plans)
+        # int32 when every index and window start fits with room: half the bytes to move
+        small = size < 2 ** 30 and int(g.start.min()) > -(2 ** 29)
+        itype = np.dtype(np.int32 if small else np.int64)
+        self.table = np.array([-(2 ** 30 if small else 2 ** 62)] + offsets[::-1], dtype=itype)
+        p_ = np.arange(planes, dtype=itype).reshape((planes,) + (1,) * (n + 1))
+        if g.spec.layout == "channels_last":
+            self.nc = (p_ * lay.q + np.arange(lay.q, dtype=itype)) * plane
+        else:
+            self.nc = p_ * plane
+        self.per_plane = plane * lay.q
+        self.base = (g.start.astype(itype) + self.nc).astype(itype)
+        self.flat = np.empty(self.result.shape, dtype=itype)
 
     def _views(self, src, group, lead):
         """A (lead, Z) view of src per landing tap of the axes in `group`, in row-major tap order.
@@ -399,7 +409,7 @@ class _Workspace:
         lowest. Blends, not masked writes: numpy's masked loops cost 4 ns an element on random masks."""
         views = [v[0] for v in self._views(self.buf, tuple(range(len(run.g.axes))), 1)]
         k = len(views)
-        cdt = np.dtype(np.uint8 if k < 255 else np.uint16 if k < 65535 else np.uint32)
+        cdt = _code_dtype(k)
         z = self.lay.z
         code, mark, eq = np.empty(z, dtype=cdt), np.empty(z, dtype=cdt), np.empty(z, dtype=bool)
         identity = run.g.identity
@@ -420,10 +430,9 @@ class _Workspace:
         z = self.lay.z
         res = np.empty(z, dtype=self.buf.dtype)
         group = tuple(range(len(run.g.axes)))
-        views = [(v[0], inside[block * z + shift:block * z + shift + z])
-                 for v, (_, block, shift) in zip(self._views(self.buf, group, 1), self.lay.taps(group))]
+        views = [(v[0], ins[0]) for v, ins in zip(self._views(self.buf, group, 1), self._views(inside, group, 1))]
         k = len(views)
-        code = np.empty(z, dtype=np.uint8 if k < 255 else np.uint16 if k < 65535 else np.uint32)
+        code = np.empty(z, dtype=_code_dtype(k))
         filled, take = np.empty(z, dtype=bool), np.empty(z, dtype=bool)
         identity = run.g.identity
 
