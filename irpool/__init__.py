@@ -5,3 +5,11 @@ from .ir import Finding, Report, check, explain, run
 
 __all__ = ["IRError", "Finding", "Report", "check", "explain", "run", "PoolSpec", "output_shape", "pool"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    """`irpool.onnx` after a bare `import irpool`, imported on first use (it never imports onnx itself)."""
+    if name == "onnx":
+        import importlib
+        return importlib.import_module(".onnx", __name__)
+    raise AttributeError(f"module 'irpool' has no attribute {name!r}")

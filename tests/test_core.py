@@ -1,4 +1,5 @@
 """The pooling core: the seeds' worked examples, a property test against the slow reference, refusals."""
+import dataclasses
 import sys
 import tracemalloc
 from unittest import mock
@@ -160,6 +161,28 @@ def _matches_reference(spec, x, **kwargs):
 @given(cases())
 def test_core_matches_reference(case):
     _matches_reference(*case, threads=1)
+
+
+@st.composite
+def one_window_cases(draw):
+    """Kernels that cover each padded axis but for less than a stride: one window per axis (global pools)."""
+    spec, x = draw(cases())
+    spatial = x.shape[2:] if spec.layout == "channels_first" else x.shape[1:-1]
+    kernel, strides = [], []
+    for length, pb, pe, d in zip(spatial, spec.pads_begin, spec.pads_end, spec.dilations):
+        k = (length + pb + pe - 1) // d + 1
+        kernel.append(k)
+        strides.append(length + pb + pe - (k - 1) * d + draw(st.integers(0, 2)))
+    return dataclasses.replace(spec, kernel=tuple(kernel), strides=tuple(strides), rounding="floor",
+                               auto_pad="explicit"), x
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(one_window_cases())
+def test_one_window_per_axis_matches_reference(case):
+    spec, x = case
+    assert all(p.out == 1 for p in plan(spec, x.shape))
+    _matches_reference(spec, x, threads=1)
 
 
 POOL_MODULE = sys.modules["irpool.core.pool"]     # (irpool.core.pool is also the name of the function)

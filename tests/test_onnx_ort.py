@@ -23,7 +23,8 @@ import numpy as np
 import pytest
 
 import irpool.onnx
-from irpool import IRError, pool
+from irpool import IRError, PoolSpec, pool
+from reference import ref_pool
 
 ort = pytest.importorskip("onnxruntime")
 onnx = pytest.importorskip("onnx")
@@ -65,12 +66,15 @@ def random_node(rng, op, version):
         attrs["storage_order"] = 1
     if op == "LpPool":
         attrs["p"] = int(rng.integers(1, 4))
-    mode = rng.choice(["NOTSET", "pads", "SAME_UPPER", "SAME_LOWER", "VALID"])
+    mode = rng.choice(["NOTSET", "pads", "SAME_UPPER", "SAME_LOWER", "VALID", "", "zero pads"])
     if mode == "pads":
         k = attrs["kernel_shape"]
         attrs["pads"] = [int(rng.integers(0, k[i % nd] + (rng.random() < 0.1))) for i in range(2 * nd)]
+    elif mode == "zero pads":              # as exporters write them: all-zero pads beside an auto_pad
+        attrs["pads"] = [0] * (2 * nd)
+        attrs["auto_pad"] = str(rng.choice(["SAME_UPPER", "SAME_LOWER", "VALID"]))
     elif mode != "NOTSET":
-        attrs["auto_pad"] = str(mode)
+        attrs["auto_pad"] = str(mode)       # "" is NOTSET to onnxruntime
     shape = [int(rng.integers(1, 3)), int(rng.integers(1, 4))] + [int(v) for v in rng.integers(1, 8 if nd < 3 else 5, nd)]
     dtypes = ["float32", "float16", "float64"] + (["int8", "uint8"] if op == "MaxPool" and version >= 12 else [])
     dtype = np.dtype(rng.choice(dtypes))
@@ -149,7 +153,7 @@ def ort_or_none(op, x, attrs, version, outputs):
 @pytest.mark.parametrize("op,version", [(op, v) for op, vs in VERSIONS.items() for v in vs])
 def test_random_nodes_match_onnxruntime(op, version):
     rng = np.random.default_rng(zlib.crc32(f"{op}-{version}".encode()))
-    seen = dict(compared=0, A=0, B=0, C=0, E=0, F=0, no_kernel=0)
+    seen = dict(compared=0, A=0, B=0, C=0, E=0, F=0, no_kernel=0, empty_auto_pad=0, zero_pads_auto_pad=0, other=0)
     for _ in range(CASES_PER_VERSION):
         attrs, x, outputs = random_node(rng, op, version)
         where = (op, version, attrs, x.shape, x.dtype)
@@ -159,6 +163,8 @@ def test_random_nodes_match_onnxruntime(op, version):
         if want is None:
             seen["no_kernel"] += 1
             continue
+        seen["empty_auto_pad" if attrs.get("auto_pad") == "" else "zero_pads_auto_pad" if "pads" in attrs and
+             attrs.get("auto_pad", "NOTSET") != "NOTSET" else "other"] += 1
         pads = attrs.get("pads", [0] * (2 * len(spatial)))
         if any(p >= k for p, k in zip(pads, attrs["kernel_shape"] * 2)):
             assert "Pad should be smaller than kernel" in want, where          # defect E
@@ -217,6 +223,7 @@ def test_random_nodes_match_onnxruntime(op, version):
         seen["compared"] += 1
     print(op, version, seen)
     assert seen["compared"] >= CASES_PER_VERSION // 5, seen
+    assert seen["empty_auto_pad"] >= 3 and seen["zero_pads_auto_pad"] >= 3, seen
 
 
 def test_defect_c_empty_window_index_and_d_nan():
@@ -239,3 +246,187 @@ def test_defect_c_empty_window_index_and_d_nan():
     assert only_y.ravel().tolist() == [1.0, 1.0, 3.0]                # D: without Indices NaN is skipped
     (y1,) = irpool.onnx.run("MaxPool", x, attrs, opset=12)
     np.testing.assert_array_equal(y1, y)                             # irpool: the same with or without
+
+
+def comparable(spec, attrs, spatial) -> bool:
+    """No known onnxruntime defect applies: pads below the kernel (E) and SAME pads as irpool's (A, F)."""
+    pads = attrs.get("pads", [0] * (2 * len(spatial)))
+    if any(p >= k for p, k in zip(pads, list(spec.kernel) * 2)):
+        return False
+    return not spec.auto_pad.startswith("same") or ort_same_pads(spec, spatial) == _pads(spec, spatial)
+
+
+def ort_reference(op, x, attrs, version, outputs):
+    """onnxruntime's outputs for a node on channels-first x: the node itself where onnxruntime has a kernel,
+    else the same node on float32 values (float64), and for GlobalLpPool (no kernel at all) LpPool-18 with the
+    spatial shape as its kernel. None where even that has no kernel."""
+    if op == "GlobalLpPool":
+        op, attrs, version = "LpPool", {"kernel_shape": list(x.shape[2:]), "p": int(attrs.get("p", 2))}, 18
+    want = ort_or_none(op, x, attrs, max(version, 7), outputs)
+    if want is None and x.dtype != np.float32:
+        want = ort_or_none(op, x.astype(np.float32), attrs, max(version, 7), outputs)
+        want = None if want is None or isinstance(want, str) else [want[0].astype(x.dtype)] + want[1:]
+    return want
+
+
+def random_global(rng, op, version, dtypes=("float32", "float16", "float64")):
+    nd = int(rng.integers(1, 4))
+    shape = [int(rng.integers(1, 3)), int(rng.integers(1, 4))] + [int(v) for v in rng.integers(1, 8 if nd < 3 else 5, nd)]
+    # values float32 holds exactly, so a float64 input compared through onnxruntime's float32 node is exact
+    x = (rng.standard_normal(shape) * 4).astype(np.float32).astype(rng.choice(dtypes))
+    attrs = {}
+    if op == "GlobalLpPool":
+        p = int(rng.integers(1, 4))
+        attrs["p"] = float(p) if version == 1 else p
+    return attrs, x
+
+
+def assert_close(got, want, dtype, where):
+    tol = {np.dtype(np.float16): 2e-2, np.dtype(np.float32): 1e-5}.get(np.dtype(dtype), 1e-5)
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol, atol=tol, err_msg=str(where))
+
+
+GLOBAL_VERSIONS = {"GlobalMaxPool": [1, 22], "GlobalAveragePool": [1, 22], "GlobalLpPool": [1, 2, 22]}
+
+
+@pytest.mark.parametrize("op,version", [(op, v) for op, vs in GLOBAL_VERSIONS.items() for v in vs])
+def test_global_pools_match_onnxruntime(op, version):
+    """Global pools against onnxruntime: the node itself (float32, float16), on float32 values where it has no
+    float64 kernel, and GlobalLpPool (no kernel at all) against LpPool with the spatial shape as its kernel."""
+    rng = np.random.default_rng(zlib.crc32(f"{op}-{version}".encode()))
+    compared = 0
+    for _ in range(40):
+        attrs, x = random_global(rng, op, version)
+        (got,) = irpool.onnx.run(op, x, attrs, opset=version)
+        want = ort_reference(op, x, attrs, version, 1)
+        assert want is not None and not isinstance(want, str), (op, x.shape, x.dtype, want)
+        assert got.shape == want[0].shape == x.shape[:2] + (1,) * (x.ndim - 2) and got.dtype == x.dtype
+        if op == "GlobalMaxPool":
+            np.testing.assert_array_equal(got, want[0])
+        else:
+            assert_close(got, want[0], x.dtype, (op, version, attrs, x.shape, x.dtype))
+        compared += 1
+    assert compared == 40
+
+
+def test_global_lppool_1_takes_a_float_p_and_global_max_differs_from_onnxruntime_on_nan():
+    """GlobalLpPool-1's p is a float (checked against the slow reference); GlobalMaxPool keeps irpool's max
+    semantics (defect D): a NaN first element sticks, where onnxruntime's GlobalMaxPool skips every NaN."""
+    x = np.random.default_rng(3).standard_normal((2, 3, 4, 5))
+    (y,) = irpool.onnx.run("GlobalLpPool", x, {"p": 1.5}, opset=1)
+    want, _ = ref_pool(x, PoolSpec(kernel=(4, 5), reduction="lp", p=1.5))
+    np.testing.assert_allclose(y, want, rtol=1e-12)
+    x = np.array([[[[np.nan, 1], [2, 3]], [[1, np.nan], [2, 3]]]], np.float32)
+    (y,) = irpool.onnx.run("GlobalMaxPool", x, {}, opset=22)
+    (oy,) = ort_run("GlobalMaxPool", x, {}, 22, 1)
+    assert oy.ravel().tolist() == [3.0, 3.0]
+    assert np.isnan(y[0, 0, 0, 0]) and y[0, 1, 0, 0] == 3.0
+
+
+NHWC_KEYS = sorted(k for k in irpool.onnx.translate.load("onnx")["ops"] if k.startswith(irpool.onnx.NHWC))
+
+
+@pytest.mark.parametrize("key", NHWC_KEYS)
+def test_nhwc_ops_match_onnxruntime_on_the_channels_first_node(key):
+    """onnxruntime registers these schemas but no CPU kernel for them (on x86): each is compared with
+    onnxruntime's channels-first node on the same values. Y is channels-last, Indices keep NCHW."""
+    op, version = key.split(":")[1].rsplit("-", 1)
+    version = int(version)
+    rng = np.random.default_rng(zlib.crc32(key.encode()))
+    compared = 0
+    for _ in range(40):
+        if op.startswith("Global"):
+            (attrs, x), outputs = random_global(rng, op, version), 1
+        else:
+            attrs, x, outputs = random_node(rng, op, version)
+            x = x.astype(np.float32).astype(x.dtype) if x.dtype == np.float64 else x   # see random_global
+        outputs = min(outputs, irpool.onnx.translate.load("onnx")["ops"][key]["outputs"])
+        spec = irpool.onnx.to_spec(op, attrs, opset=version, shape=x.shape)
+        if not comparable(spec, attrs, x.shape[2:]):
+            continue
+        x_nhwc = np.ascontiguousarray(np.moveaxis(x, 1, -1))
+        try:
+            got = irpool.onnx.run(op, x_nhwc, attrs, opset=version, domain=irpool.onnx.NHWC, outputs=outputs)
+        except IRError as e:
+            assert "does not fit" in str(e)             # defect B, asserted in the test above
+            continue
+        want = ort_reference(op, x, attrs, version, outputs)
+        where = (key, attrs, x.shape, x.dtype)
+        assert want is not None and not isinstance(want, str), (where, want)
+        y = np.moveaxis(got[0], -1, 1)
+        assert y.shape == want[0].shape and y.dtype == want[0].dtype, where
+        if op.endswith("MaxPool"):
+            np.testing.assert_array_equal(y, want[0], err_msg=str(where))
+        else:
+            assert_close(y, want[0], x.dtype, where)
+        if outputs == 2:
+            nonempty = ~empty_windows(x, spec)       # an empty window's index: defect C
+            assert got[1].shape == want[1].shape
+            np.testing.assert_array_equal(got[1][nonempty], want[1][nonempty], err_msg=str(where))
+        compared += 1
+    assert compared >= 15, compared
+
+
+BF16_OPS = ["MaxPool", "AveragePool", "LpPool", "GlobalMaxPool", "GlobalAveragePool", "GlobalLpPool"]
+
+
+@pytest.mark.parametrize("op", BF16_OPS)
+def test_bfloat16_is_float32_rounded_to_nearest_even(op):
+    """onnxruntime has no bfloat16 kernel on this CPU: irpool's bfloat16 equals onnxruntime's float32 node on
+    the same values, rounded to nearest even (max exactly; averages and Lp within one bfloat16 step where the
+    float32 sums of the two differ in the last bits, and exactly for at least 95% of the values)."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    rng = np.random.default_rng(zlib.crc32(f"bf16-{op}".encode()))
+    compared, exact, total = 0, 0, 0
+    for _ in range(40):
+        if op.startswith("Global"):
+            (attrs, x), outputs = random_global(rng, op, 22, dtypes=("float32",)), 1
+        else:
+            attrs, x, outputs = random_node(rng, op, 22)
+            x = x.astype(np.float32)
+        spec = irpool.onnx.to_spec(op, attrs, opset=22, shape=x.shape)
+        if not comparable(spec, attrs, x.shape[2:]):
+            continue
+        xb = x.astype(bf16)
+        try:
+            got = irpool.onnx.run(op, xb, attrs, opset=22, outputs=outputs)
+        except IRError as e:
+            assert "does not fit" in str(e)
+            continue
+        want = ort_reference(op, xb.astype(np.float32), attrs, 22, outputs)
+        where = (op, attrs, x.shape)
+        assert want is not None and not isinstance(want, str), (where, want)
+        assert got[0].dtype == bf16 and got[0].shape == want[0].shape, where
+        g, w = got[0].astype(np.float32), want[0].astype(bf16).astype(np.float32)
+        if op.endswith("MaxPool"):
+            np.testing.assert_array_equal(g, w, err_msg=str(where))
+        else:
+            np.testing.assert_allclose(g, w, rtol=2.0 ** -7, atol=1e-30, err_msg=str(where))
+            exact += int((g == w).sum())
+            total += g.size
+        if outputs == 2:
+            nonempty = ~empty_windows(x, spec)
+            np.testing.assert_array_equal(got[1][nonempty], want[1][nonempty], err_msg=str(where))
+        compared += 1
+    assert compared >= 15, compared
+    assert exact >= 0.95 * total, (exact, total)
+
+
+def test_differences_beyond_the_defects():
+    """onnxruntime ignores non-zero pads beside SAME_UPPER (irpool refuses them, as the ONNX text says), and
+    refuses more than three spatial axes (irpool runs them, checked against the slow reference)."""
+    x = np.random.default_rng(5).standard_normal((1, 2, 5, 5)).astype(np.float32)
+    attrs = {"kernel_shape": [2, 2], "auto_pad": "SAME_UPPER"}
+    (same,) = ort_run("AveragePool", x, attrs, 19, 1)
+    (padded,) = ort_run("AveragePool", x, dict(attrs, pads=[1, 0, 1, 0]), 19, 1)
+    np.testing.assert_array_equal(padded, same)
+    (got,) = irpool.onnx.run("AveragePool", x, dict(attrs, pads=[0, 0, 0, 0]), opset=19)
+    assert_close(got, same, x.dtype, "zero pads beside SAME_UPPER")
+    with pytest.raises(IRError, match="attributes pads and auto_pad=SAME_UPPER cannot be used together"):
+        irpool.onnx.run("AveragePool", x, dict(attrs, pads=[1, 0, 1, 0]), opset=19)
+    x6 = np.random.default_rng(6).standard_normal((1, 1, 3, 3, 3, 3)).astype(np.float32)
+    assert "Unsupported pooling size" in ort_or_none("MaxPool", x6, {"kernel_shape": [2, 2, 2, 2]}, 12, 1)
+    (y,) = irpool.onnx.run("MaxPool", x6, {"kernel_shape": [2, 2, 2, 2]}, opset=12)
+    want, _ = ref_pool(x6, PoolSpec(kernel=(2, 2, 2, 2), max_start="first"))
+    np.testing.assert_array_equal(y, want)

@@ -8,6 +8,7 @@ import sys
 import numpy as np
 import pytest
 
+import irpool.dtypes
 import irpool.onnx
 from irpool import IRError, PoolSpec
 from reference import ref_pool
@@ -41,7 +42,7 @@ X4 = np.arange(2 * 3 * 5 * 5, dtype=np.float32).reshape(2, 3, 5, 5)
     ("MaxPool", 12, {"kernel_shape": [2]}, "float32", r"MaxPool-12: kernel_shape has 1 axes, so X must have rank 3"),
     ("MaxPool", 12, {"kernel_shape": [9, 9]}, "float32", r"MaxPool-12: .*does not fit"),
     ("MaxPool", 12, {"kernel_shape": [2, 2], "ceil_mode": 2}, "float32", r"MaxPool-12: attribute ceil_mode must be 0 or 1"),
-    ("Conv", 12, {"kernel_shape": [2, 2]}, "float32", r"irpool runs ONNX MaxPool, AveragePool, LpPool, not 'Conv'"),
+    ("Conv", 12, {"kernel_shape": [2, 2]}, "float32", r"irpool runs ONNX MaxPool, AveragePool, LpPool, GlobalMaxPool, GlobalAveragePool, GlobalLpPool, not 'Conv'"),
 ])
 def test_version_specific_refusals(op, opset, attrs, dtype, message):
     with pytest.raises(IRError, match=message):
@@ -55,8 +56,19 @@ def test_more_refusals():
         irpool.onnx.run("AveragePool", X4, {"kernel_shape": [2, 2]}, opset=1, outputs=2)
     with pytest.raises(IRError, match=r"MaxPool-1 has 1 output\(s\), 2 asked for"):
         irpool.onnx.run("MaxPool", X4, {"kernel_shape": [2, 2]}, opset=7, outputs=2)
-    with pytest.raises(IRError, match=r"the com.ms.internal.nhwc domain has only MaxPool"):
-        irpool.onnx.run("AveragePool", X4, {"kernel_shape": [2, 2]}, opset=11, domain=irpool.onnx.NHWC)
+    with pytest.raises(IRError, match=r"LpPool does not exist in opset 2 of domain 'com.ms.internal.nhwc'"
+                                      r" \(first version: 11\)"):
+        irpool.onnx.run("LpPool", X4, {"kernel_shape": [2, 2]}, opset=2, domain=irpool.onnx.NHWC)
+    with pytest.raises(IRError, match=r"GlobalMaxPool-1: X must have rank 3 or more"):
+        irpool.onnx.run("GlobalMaxPool", X4[0, 0], {}, opset=1)
+    with pytest.raises(IRError, match=r"GlobalAveragePool-22: X has shape \[1, 2, 0, 3\]: an empty spatial axis"):
+        irpool.onnx.run("GlobalAveragePool", np.zeros((1, 2, 0, 3), np.float32), {}, opset=22)
+    with pytest.raises(IRError, match=r"GlobalMaxPool-1 has no attribute 'kernel_shape'"):
+        irpool.onnx.run("GlobalMaxPool", X4, {"kernel_shape": [2, 2]}, opset=1)
+    with pytest.raises(IRError, match=r"GlobalLpPool-2: attribute p must be an integer"):
+        irpool.onnx.run("GlobalLpPool", X4, {"p": 2.5}, opset=2)
+    with pytest.raises(IRError, match=r"MaxPool-12: attribute auto_pad='same' is not one of '', 'NOTSET'"):
+        irpool.onnx.run("MaxPool", X4, {"kernel_shape": [2, 2], "auto_pad": "same"}, opset=12)
     with pytest.raises(IRError, match=r"fused activation"):
         irpool.onnx.run("MaxPool", X4, {"kernel_shape": [2, 2], "activation": "Relu"}, opset=11,
                         domain=irpool.onnx.NHWC)
@@ -97,9 +109,49 @@ def test_schema_matches_onnx_defs():
                  "int8": "tensor(int8)", "uint8": "tensor(uint8)", "bfloat16": "tensor(bfloat16)"}
         assert {names[t] for t in d["types"]} == allowed, key
         assert len(s.outputs) == d["outputs"], key
-    for op in ("MaxPool", "AveragePool", "LpPool"):
+    for op in irpool.onnx.translate.OPS:
         versions = {s.since_version for s in defs.get_all_schemas_with_history() if s.name == op and s.domain == ""}
         assert versions == {int(k.rsplit("-", 1)[1]) for k in SCHEMA["ops"] if k.startswith(op + "-")}, op
+
+
+ORT_TYPES = {"tensor(float16)": "float16", "tensor(float)": "float32", "tensor(double)": "float64",
+             "tensor(int8)": "int8", "tensor(uint8)": "uint8", "tensor(bfloat16)": "bfloat16"}
+
+
+def test_nhwc_schema_matches_what_onnxruntime_registers():
+    """Every pooling op onnxruntime registers in com.ms.internal.nhwc, each version with its attributes, types and
+    outputs. One deliberate difference: MaxPool-11 also takes int8/uint8, as the seed's uint8 example shows
+    (onnxruntime's schema has them from version 12)."""
+    pytest.importorskip("onnxruntime")
+    from onnxruntime.capi import onnxruntime_pybind11_state as C
+    got = {}
+    for s in C.get_all_operator_schema():
+        if s.domain == irpool.onnx.NHWC and s.name in irpool.onnx.translate.OPS:
+            got[f"{s.domain}:{s.name}-{s.since_version}"] = s
+    assert set(got) == {k for k in SCHEMA["ops"] if k.startswith(irpool.onnx.NHWC)}
+    kinds = {"INTS": "ints", "INT": "int", "FLOAT": "float", "STRING": "string", "FLOATS": "floats"}
+    for key, s in got.items():
+        d = SCHEMA["ops"][key]
+        assert {n: kinds[str(a.type).split(".")[-1]] for n, a in s.attributes.items()} == \
+            {n: a["type"] for n, a in d["attributes"].items()}, key
+        types = {ORT_TYPES[t] for tc in s.type_constraints if tc.type_param_str == "T" for t in tc.allowed_type_strs}
+        extra = {"int8", "uint8"} if key.endswith("MaxPool-11") else set()
+        assert set(d["types"]) == types | extra, key
+        assert len(s.outputs) == d["outputs"], key
+
+
+@pytest.mark.parametrize("key", sorted(SCHEMA["ops"]))
+def test_every_type_the_schema_lists_runs(key):
+    """schemas/onnx.json and what runs agree: each version runs each type it lists, with every output."""
+    d = SCHEMA["ops"][key]
+    domain, _, name = key.rpartition(":")
+    op, version = name.rsplit("-", 1)
+    attrs = {} if op.startswith("Global") else {"kernel_shape": [2, 2]}
+    for t in d["types"]:
+        dtype = irpool.dtypes.dtype_named(t) if t == "bfloat16" else np.dtype(t)
+        x = (X4 if domain == "" else X4.transpose(0, 2, 3, 1)).astype(dtype)
+        outs = irpool.onnx.run(op, x, attrs, opset=int(version), domain=domain, outputs=d["outputs"])
+        assert len(outs) == d["outputs"] and outs[0].dtype == dtype, (key, t)
 
 
 def test_node_proto_is_read():
@@ -137,7 +189,25 @@ def test_lppool_1_takes_a_float_p():
     np.testing.assert_allclose(y, want, rtol=1e-12)
 
 
+def test_irpool_onnx_is_reachable_after_a_bare_import():
+    code = ("import sys, irpool; assert 'irpool.onnx' not in sys.modules; f = irpool.onnx.run;"
+            " print(sorted(m for m in sys.modules if m.split('.')[0] in ('onnx', 'onnxruntime')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out
+
+
 def test_importing_irpool_does_not_import_onnx():
     code = "import sys, irpool, irpool.onnx; print(sorted(m for m in sys.modules if m.split('.')[0] in ('onnx', 'onnxruntime')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out
+
+
+def test_types_numpy_lacks_need_the_extra():
+    """Without ml_dtypes, a type numpy lacks is one IRError that names the extra to install."""
+    code = ("import sys; sys.modules['ml_dtypes'] = None\n"
+            "import irpool.dtypes\n"
+            "try:\n    irpool.dtypes.dtype_named('bfloat16')\n"
+            "except irpool.IRError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "element type bfloat16 needs the optional extra ml-dtypes" in out.stdout, out
+    assert "pip install 'irpool[ml-dtypes]'" in out.stdout, out

@@ -150,6 +150,14 @@ class _Geometry:
         self.separable = sum((ntaps[i] - 1) * math.prod(residues[:i]) for i in range(n)) < direct
         if spec.reduction == "avg":
             self.div = _divisor(spec, plans, n).astype(self.ctype)
+        # One window per axis (global pools, a 7x7 pool of a 7x7 input): reduce its part of the input at once.
+        # In the phase buffer every tap would be a whole-plane slice kept for that one output (measured
+        # 38 ms against numpy's 0.04 ms for 16x224x224). Indices keep the tap path.
+        self.window = None
+        if not want_indices and all(p.out == 1 and a.taps for p, a in zip(plans, self.axes)):
+            self.window = tuple(slice(a.taps[0][0] * p.dilation - p.pad_begin,
+                                      a.taps[-1][0] * p.dilation - p.pad_begin + 1, p.dilation)
+                                for p, a in zip(plans, self.axes))
         if want_indices:
             channels = shape[-1] if last else shape[1]
             self.i_shape = (shape[0], channels) + sp_out
@@ -190,6 +198,8 @@ class _Run:
         if self.values.size:
             per_plane = (math.prod(len(a.residues) * a.m for a in self.g.axes) * self.g.q
                          * max(self.g.ctype.itemsize, 8 if self.g.want_indices else 1))
+            if self.g.window is not None and not self.exact_first:
+                per_plane = math.prod(self.x.shape[1:]) * self.g.ctype.itemsize
             parallel = threads > 1 and self.x.nbytes >= PARALLEL_BYTES
             step = max(1, (THREAD_CHUNK_BYTES if parallel else CHUNK_BYTES) // max(per_plane, 1))
             chunks = [(a, min(a + step, self.g.planes)) for a in range(0, self.g.planes, step)]
@@ -206,6 +216,8 @@ class _Run:
             self._pool_chunk(*bounds)
 
     def _pool_chunk(self, a, b):
+        if self.g.window is not None and not self.exact_first:
+            return self._window_chunk(a, b)
         ws = _workspace(self, b - a)
         xs = self.x[a:b]
         for dst, src, words in ws.fills:
@@ -245,6 +257,33 @@ class _Run:
             np.power(grid, 1.0 / self.g.spec.p, out=out, casting="unsafe")
         if self.g.want_indices:
             self._write_indices(ws, a, b)
+
+    def _window_chunk(self, a, b):
+        """One window per axis: a numpy reduction over its part of the input, same identities and divisors."""
+        g, red = self.g, self.g.spec.reduction
+        view = self.x[(slice(a, b),) + g.window + (slice(None),)]
+        axes, out = tuple(range(1, view.ndim - 1)), self.v[a:b]
+        if red == "max":
+            r = (np.fmax if g.ctype.kind == "f" else np.maximum).reduce(view, axis=axes, keepdims=True)
+            if g.ctype.kind == "f":
+                np.fmax(r, g.identity, out=r)       # all-NaN or -inf windows: the lowest value, as the taps do
+            np.copyto(out, r, casting="unsafe")
+            return
+        if red == "lp":
+            view = view.astype(g.ctype)
+            if g.spec.p == 2.0:
+                np.square(view, out=view)
+            else:
+                np.abs(view, out=view)
+                if g.spec.p != 1.0:
+                    np.power(view, g.spec.p, out=view)
+        total = np.add.reduce(view, axis=axes, dtype=g.ctype, keepdims=True)
+        if red == "avg":
+            np.divide(total, g.div, out=out, casting="unsafe")
+        elif g.spec.p == 2.0:
+            np.sqrt(total, out=out, casting="unsafe")
+        else:
+            np.power(total, 1.0 / g.spec.p, out=out, casting="unsafe")
 
     def _write_indices(self, ws, a, b):
         """Flat NC-first input index: (n*C + c)*plane + window start + winning tap's offset.

@@ -1,4 +1,5 @@
-"""ONNX MaxPool, AveragePool and LpPool (every opset) and com.ms.internal.nhwc MaxPool on the shared core.
+"""ONNX MaxPool, AveragePool, LpPool and their Global forms (every opset), and the pooling ops onnxruntime
+registers in com.ms.internal.nhwc, on the shared core.
 
     irpool.onnx.run(op_type, x, attrs, *, opset, domain="", outputs=1) -> list of arrays
 

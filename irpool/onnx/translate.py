@@ -2,7 +2,9 @@
 
 Semantics follow onnxruntime where the ONNX text is silent (DESIGN section 3): ceil_mode=1 drops a last
 window that starts in the end padding (ceil_torch); count_include_pad=1 divides by the window clipped to
-the padded input; a max window starts at its first tap inside the input.
+the padded input; a max window starts at its first tap inside the input. Attributes are read as
+onnxruntime reads them: auto_pad="" is NOTSET, all-zero pads beside another auto_pad are ignored. A
+global pool is a pool whose kernel is the input's spatial shape.
 """
 from __future__ import annotations
 
@@ -10,11 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import PoolSpec, pool
+from ..dtypes import narrow, widen
 from ..errors import IRError
 from ..opdefs import load
 
 NHWC = "com.ms.internal.nhwc"
-OPS = ("MaxPool", "AveragePool", "LpPool")
+OPS = ("MaxPool", "AveragePool", "LpPool", "GlobalMaxPool", "GlobalAveragePool", "GlobalLpPool")
 
 
 def op_version(op_type: str, opset: int, domain: str = "") -> str:
@@ -28,8 +31,8 @@ def op_version(op_type: str, opset: int, domain: str = "") -> str:
     ops = load("onnx")["ops"]
     prefix = f"{domain}:{op_type}-" if domain else f"{op_type}-"
     versions = sorted(int(k[len(prefix):]) for k in ops if k.startswith(prefix))
-    if domain and op_type != "MaxPool":
-        raise IRError(f"{op_type}: the {domain} domain has only MaxPool")
+    if not versions:
+        raise IRError(f"{op_type}: onnxruntime registers no {op_type} in the {domain} domain")
     usable = [v for v in versions if v <= opset]
     if not usable:
         raise IRError(f"{op_type} does not exist in opset {opset} of domain {domain or 'ai.onnx'!r}"
@@ -81,8 +84,23 @@ def _value(op: str, name: str, value, kind: str):
     return value
 
 
-def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: int | None = None) -> PoolSpec:
-    """The PoolSpec of one node; IRError naming the op, its version and the attribute for any refusal."""
+def _global_kernel(op: str, shape, domain: str) -> tuple:
+    """A global pool's kernel: the input's spatial shape."""
+    if shape is None:
+        raise IRError(f"{op}: a global pool's window is the input's spatial shape; give the shape")
+    if len(shape) < 3:
+        raise IRError(f"{op}: X must have rank 3 or more (N, C and a spatial axis), not {len(shape)}")
+    spatial = tuple(shape[1:-1] if domain == NHWC else shape[2:])
+    if 0 in spatial:
+        raise IRError(f"{op}: X has shape {list(shape)}: an empty spatial axis leaves the window nothing to pool")
+    return spatial
+
+
+def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: int | None = None,
+            shape=None) -> PoolSpec:
+    """The PoolSpec of one node; IRError naming the op, its version and the attribute for any refusal.
+
+    `shape` (or just `rank`) of X, when known, is checked; a global pool needs `shape`."""
     op = op_version(op_type, opset, domain)
     d = load("onnx")["ops"][op]
     defs = d["attributes"]
@@ -95,6 +113,9 @@ def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: in
     for name, definition in defs.items():
         if name not in a and "default" in definition:
             a[name] = definition["default"]
+    rank = len(shape) if shape is not None else rank
+    if op_type.startswith("Global"):
+        a["kernel_shape"] = _global_kernel(op, shape, domain)
     if "kernel_shape" not in a:
         raise IRError(f"{op}: attribute kernel_shape is required")
     kernel = a["kernel_shape"]
@@ -108,11 +129,13 @@ def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: in
     if pads is not None and len(pads) != 2 * n:
         raise IRError(f"{op}: attribute pads has {len(pads)} values; {n} spatial axes need {2 * n}"
                       " (all begins, then all ends)")
-    auto = a["auto_pad"]
+    auto = a.get("auto_pad", "NOTSET")     # (global pools have none)
     auto_pads = load("onnx")["auto_pad"]
     if auto not in auto_pads:
-        raise IRError(f"{op}: attribute auto_pad={auto!r} is not one of {', '.join(auto_pads)}")
-    if pads is not None and auto != "NOTSET":
+        raise IRError(f"{op}: attribute auto_pad={auto!r} is not one of {', '.join(map(repr, auto_pads))}")
+    if pads is not None and auto_pads[auto] != "explicit" and not any(pads):
+        pads = None                         # onnxruntime ignores all-zero pads beside auto_pad; exporters write them
+    if pads is not None and auto_pads[auto] != "explicit":
         raise IRError(f"{op}: attributes pads and auto_pad={auto} cannot be used together")
     for name in ("ceil_mode", "count_include_pad", "storage_order"):
         if a.get(name, 0) not in (0, 1):
@@ -156,10 +179,11 @@ def run(op_type, x=None, attrs=None, *, opset: int, domain: str = "", outputs: i
     x = np.asarray(x)
     if x.dtype.name not in d["types"]:
         raise IRError(f"{op} does not take X of element type {x.dtype} (it takes {', '.join(d['types'])})")
-    spec = to_spec(op_type, attrs, opset=opset, domain=domain, rank=x.ndim)
+    spec = to_spec(op_type, attrs, opset=opset, domain=domain, shape=x.shape)
     try:
         if outputs == 2:
-            return list(pool(x, spec, indices=True, threads=threads))
-        return [pool(x, spec, threads=threads)]
+            y, indices = pool(widen(x), spec, indices=True, threads=threads)
+            return [narrow(y, x.dtype), indices]
+        return [narrow(pool(widen(x), spec, threads=threads), x.dtype)]
     except IRError as e:
         raise IRError(f"{op}: {e.reason}") from None
