@@ -100,13 +100,14 @@ def ref_pool(x, spec):
                 elif spec.reduction == "lp":
                     vals[(n, c) + o] = total ** (1.0 / spec.p)
                 else:
-                    # OpenVINO's CPU plugin: a window starting at or past the end of an axis counts
-                    # L - start <= 0 there (probed on 2026.4: one such axis gives 0/0 = NaN or -0)
+                    # OpenVINO's CPU plugin: a window starting at or past the end of an axis of dilation 1
+                    # counts L - start <= 0 there (-0 or +0 as signs multiply); a dilated axis counts the
+                    # taps inside, 0, so 0/0 = NaN (probed on 2026.4, axis by axis)
                     if any(o[a] * spec.strides[a] - plan[a][0] >= L for a, L in enumerate(spatial)):
                         count = 1
                         for a, L in enumerate(spatial):
                             start = o[a] * spec.strides[a] - plan[a][0]
-                            count *= L - start if start >= L else sum(
+                            count *= L - start if start >= L and spec.dilations[a] == 1 else sum(
                                 1 for t in range(spec.kernel[a]) if 0 <= start + t * spec.dilations[a] < L)
                     if spec.count == "exclude_pad":
                         div = count
@@ -120,7 +121,10 @@ def ref_pool(x, spec):
     axis = spec.index_axis % x.ndim
     if axis:
         idx %= math.prod(x.shape[axis:])
-    vals = vals.astype(x.dtype)
+    if not is_max and x.dtype.kind != "f":
+        vals = np.rint(vals.astype(np.float32))     # integer averages: float32, rounded half to even
+    with np.errstate(invalid="ignore"):             # an empty integer average (NaN) casts as the core's does
+        vals = vals.astype(x.dtype)
     if spec.layout == "channels_last":
         vals = np.moveaxis(vals, 1, -1)
     return vals, (idx.astype(spec.index_dtype) if is_max else None)

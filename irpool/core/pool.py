@@ -12,6 +12,10 @@ computed in float32, so its empty window is -inf) with the window's (n, c) base 
 when it is strictly greater (ties keep the first tap in row-major kernel order, NaN never wins). The
 values come from fmax over the taps; the index is the first tap equal to that maximum, if it is above
 lowest.
+
+An integer average is the CPU plugin's too: a float32 average rounded half to even (measured: the mean
+of 3 and 4 is 4, of -1 and 0 is 0, of 254 and 255 is 254). It is exact while sums stay below 2**24;
+past that the plugin's own float32 summation order decides the last bits.
 """
 from __future__ import annotations
 
@@ -53,7 +57,8 @@ def default_threads() -> int:
 
 
 def _accumulator(dtype: np.dtype) -> np.dtype:
-    """Sums run in at least float32 (float16 inputs would lose precision and overflow)."""
+    """Sums run in at least float32 (float16 inputs would lose precision and overflow; integers are
+    averaged in float32, as OpenVINO's CPU plugin does)."""
     return np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32)
 
 
@@ -69,15 +74,16 @@ def _counts(p: AxisPlan, clip_to_pads: bool) -> np.ndarray:
     """Per output position of one axis: how many taps land in the input (or in [-pb, L + pe)).
 
     A window that starts at or past the end of the input (only `ceil` rounding makes one) counts
-    L - start <= 0, as OpenVINO's CPU plugin does (min(end, L) - max(start, 0)): its empty average is
-    then 0 / 0 = NaN on one such axis, -0 or +0 when several axes multiply signs.
+    L - start <= 0 on an axis of dilation 1, as OpenVINO's CPU plugin does (min(end, L) - max(start, 0)):
+    its empty average is then -0 or +0 as the axes multiply signs. On a dilated axis the plugin counts the
+    taps inside the input, 0 here, and the average is 0 / 0 = NaN (measured, per axis).
     """
     starts = np.arange(p.out) * p.stride - p.pad_begin
     pos = starts[:, None] + np.arange(p.kernel)[None, :] * p.dilation
     hi = p.length + p.pad_end if clip_to_pads else p.length
     lo = -p.pad_begin if clip_to_pads else 0
     counts = ((pos >= lo) & (pos < hi)).sum(axis=1)
-    if not clip_to_pads:
+    if not clip_to_pads and p.dilation == 1:
         counts = np.where(starts >= p.length, p.length - starts, counts)
     return counts
 
@@ -103,9 +109,9 @@ def pool(x, spec: PoolSpec, *, indices: bool = False, threads: int | None = None
     if x.ndim != spec.ndim + 2:
         raise IRError(f"input has rank {x.ndim} but the kernel has {spec.ndim} spatial axes"
                       f" (rank {spec.ndim + 2} expected)")
-    if spec.reduction == "max":
+    if spec.reduction in ("max", "avg"):
         if x.dtype not in MAX_DTYPES:
-            raise IRError(f"max pooling does not take element type {x.dtype}")
+            raise IRError(f"{spec.reduction} pooling does not take element type {x.dtype}")
     elif x.dtype not in FLOAT_DTYPES:
         raise IRError(f"{spec.reduction} pooling takes float16/32/64, not {x.dtype}")
     if indices and spec.reduction != "max":
@@ -250,13 +256,22 @@ class _Run:
                 np.fmax(grid, self.g.identity, out=grid)  # all-NaN or -inf windows start from lowest
             np.copyto(out, grid, casting="unsafe")
         elif red == "avg":
-            np.divide(grid, self.g.div, out=out, casting="unsafe")
+            self._average(grid, out)
         elif self.g.spec.p == 2.0:
             np.sqrt(grid, out=out, casting="unsafe")
         else:
             np.power(grid, 1.0 / self.g.spec.p, out=out, casting="unsafe")
         if self.g.want_indices:
             self._write_indices(ws, a, b)
+
+    def _average(self, total, out):
+        """Sums to averages, in the sums' float type; an integer output is rounded half to even first."""
+        if out.dtype.kind == "f":
+            np.divide(total, self.g.div, out=out, casting="unsafe")
+            return
+        mean = np.divide(total, self.g.div)
+        np.rint(mean, out=mean)
+        np.copyto(out, mean, casting="unsafe")
 
     def _window_chunk(self, a, b):
         """One window per axis: a numpy reduction over its part of the input, same identities and divisors."""
@@ -279,7 +294,7 @@ class _Run:
                     np.power(view, g.spec.p, out=view)
         total = np.add.reduce(view, axis=axes, dtype=g.ctype, keepdims=True)
         if red == "avg":
-            np.divide(total, g.div, out=out, casting="unsafe")
+            self._average(total, out)
         elif g.spec.p == 2.0:
             np.sqrt(total, out=out, casting="unsafe")
         else:
