@@ -6,7 +6,10 @@ Per spatial axis (d = dilation, dk = (k-1)*d + 1):
   num = L + pb + pe - dk (negative: an error), q = ceil(num/s) for ceil and ceil_torch, else floor(num/s);
   floor and ceil give q + 1; ceil_torch gives q + 1 if q*s < L + pb (the last window starts inside the
   input or the begin padding), else q.
-Each axis also carries the sentence that shows this arithmetic, for `check` and `explain`.
+An interval length lo..hi (hi None: unbounded) gives an interval, as OpenVINO's shape inference does:
+each bound through the formula above with num clamped at 0, the lower bound at least 1; with same_*
+pads the output is fully dynamic. Each axis also carries the sentence that shows this arithmetic, for
+`check` and `explain`.
 """
 from __future__ import annotations
 
@@ -30,14 +33,15 @@ def _ceil_div(a: int, b: int) -> int:
 class AxisPlan:
     """One spatial axis: input length, the resolved pads, the output length and how it was reached."""
     name: str
-    length: int | None          # None: dynamic
+    length: int | None          # None: dynamic (an interval: see `bounds`)
     kernel: int
     stride: int
     dilation: int
     pad_begin: int | None       # None: depends on a dynamic length (same_*)
     pad_end: int | None
-    out: int | None
+    out: int | None             # None: not one value
     arithmetic: str
+    bounds: tuple | None = None  # the output as an interval (lo, hi or None); None: fully dynamic
 
     @property
     def dilated_kernel(self) -> int:
@@ -58,12 +62,55 @@ def resolve_pads(spec: PoolSpec, axis: int, length: int | None) -> tuple[int | N
     return (small, total - small) if spec.auto_pad == "same_upper" else (total - small, small)
 
 
-def plan_axis(spec: PoolSpec, axis: int, length: int | None, name: str) -> AxisPlan:
+def as_interval(dim) -> tuple:
+    """A dim (int, None or -1 for dynamic, or (lo, hi)) as (lo, hi), hi None when unbounded."""
+    if dim is None:
+        return (0, None)
+    if isinstance(dim, tuple):
+        return dim
+    return (0, None) if int(dim) < 0 else (int(dim), int(dim))
+
+
+def interval_text(bounds) -> str:
+    lo, hi = bounds
+    return str(lo) if lo == hi else f"{lo}..{'' if hi is None else hi}"
+
+
+def _bound_out(spec: PoolSpec, length: int, k: int, s: int, d: int, pb: int, pe: int) -> int:
+    num = max(length + pb + pe - ((k - 1) * d + 1), 0)
+    q = num // s if spec.rounding == "floor" else _ceil_div(num, s)
+    out = q + 1 if spec.rounding != "ceil_torch" or q * s < length + pb else q
+    return max(out, 1)
+
+
+def _interval_axis(spec: PoolSpec, axis: int, bounds: tuple, name: str) -> AxisPlan:
+    """An axis whose input is an interval lo..hi: OpenVINO's interval shape inference."""
+    k, s, d = spec.kernel[axis], spec.strides[axis], spec.dilations[axis]
+    text = interval_text(bounds)
+    if spec.auto_pad in ("same_upper", "same_lower"):
+        return AxisPlan(name, None, k, s, d, None, None, None,
+                        f"{name}: input {text} with {spec.auto_pad}: OpenVINO leaves the output dynamic")
+    pb, pe = resolve_pads(spec, axis, None)
+    lo = _bound_out(spec, bounds[0], k, s, d, pb, pe)
+    hi = None if bounds[1] is None else _bound_out(spec, bounds[1], k, s, d, pb, pe)
+    dk = (k - 1) * d + 1
+    how = "floor" if spec.rounding == "floor" else "ceil"
+    out = interval_text((lo, hi))
+    drop = ", less a last window starting at or past the input" if spec.rounding == "ceil_torch" else ""
+    return AxisPlan(name, None, k, s, d, pb, pe, lo if lo == hi else None,
+                    f"{name}: {how}(({text} + {pb} + {pe} - {dk}) / {s}) + 1{drop} = {out}", (lo, hi))
+
+
+def plan_axis(spec: PoolSpec, axis: int, length, name: str) -> AxisPlan:
+    if isinstance(length, tuple):
+        if length[0] != length[1]:
+            return _interval_axis(spec, axis, length, name)
+        length = length[0]
     k, s, d = spec.kernel[axis], spec.strides[axis], spec.dilations[axis]
     dk = (k - 1) * d + 1
     pb, pe = resolve_pads(spec, axis, length)
-    if length is None or pb is None:
-        return AxisPlan(name, length, k, s, d, pb, pe, None, f"{name}: input is dynamic, output cannot be known")
+    if length is None:
+        return _interval_axis(spec, axis, (0, None), name)
     num = length + pb + pe - dk
     dk_text = str(dk) if d == 1 else f"{dk} (kernel {k} dilated by {d})"
     expr = f"({length} + {pb} + {pe} - {dk_text}) / {s}"
@@ -72,18 +119,24 @@ def plan_axis(spec: PoolSpec, axis: int, length: int | None, name: str) -> AxisP
                       f" (dilated kernel {dk} is larger than the padded length {length + pb + pe})")
     if spec.rounding == "floor":
         q = num // s
-        return AxisPlan(name, length, k, s, d, pb, pe, q + 1, f"{name}: floor({expr}) + 1 = {q + 1}")
+        return AxisPlan(name, length, k, s, d, pb, pe, q + 1, f"{name}: floor({expr}) + 1 = {q + 1}", (q + 1,) * 2)
     q = _ceil_div(num, s)
     if spec.rounding == "ceil" or q * s < length + pb:
-        return AxisPlan(name, length, k, s, d, pb, pe, q + 1, f"{name}: ceil({expr}) + 1 = {q + 1}")
+        return AxisPlan(name, length, k, s, d, pb, pe, q + 1, f"{name}: ceil({expr}) + 1 = {q + 1}", (q + 1,) * 2)
     return AxisPlan(name, length, k, s, d, pb, pe, q,
                     f"{name}: ceil({expr}) + 1 = {q + 1}, less the last window, which would start at"
-                    f" {q} * {s} = {q * s} >= {length} + {pb}: {q}")
+                    f" {q} * {s} = {q * s} >= {length} + {pb}: {q}", (q, q))
+
+
+def _dim(d):
+    """int for a static dim; (lo, hi) for a dynamic one (None, a negative int, or an interval)."""
+    lo, hi = as_interval(d)
+    return lo if lo == hi else (lo, hi)
 
 
 def plan(spec: PoolSpec, input_shape) -> tuple[AxisPlan, ...]:
-    """Plan every spatial axis of an input shape (dims may be None or negative for dynamic)."""
-    shape = tuple(None if d is None or int(d) < 0 else int(d) for d in input_shape)
+    """Plan every spatial axis of an input shape (dims may be None or negative for dynamic, or (lo, hi))."""
+    shape = tuple(_dim(d) for d in input_shape)
     axes = spec.spatial_axes(len(shape))
     if len(shape) != spec.ndim + 2:
         raise IRError(f"input has rank {len(shape)} but the kernel has {spec.ndim} spatial axes"
@@ -94,7 +147,8 @@ def plan(spec: PoolSpec, input_shape) -> tuple[AxisPlan, ...]:
 
 def output_shape(spec: PoolSpec, input_shape) -> tuple[int | None, ...]:
     """The output shape; None where a dim is dynamic and cannot be known."""
-    shape = [None if d is None or int(d) < 0 else int(d) for d in input_shape]
-    for a, p in zip(spec.spatial_axes(len(shape)), plan(spec, shape)):
+    shape = [_dim(d) for d in input_shape]
+    shape = [d if isinstance(d, int) else None for d in shape]
+    for a, p in zip(spec.spatial_axes(len(shape)), plan(spec, input_shape)):
         shape[a] = p.out
     return tuple(shape)

@@ -1,4 +1,11 @@
-"""irpool.check: what a pooling layer declares against what OpenVINO computes, as a list of findings."""
+"""irpool.check: what each pooling layer declares against what OpenVINO computes, as a list of findings.
+
+A net is checked by one _Net scope: the top level as it streams in, and the body of every TensorIterator,
+Loop and If (to any depth) by a _Net of its own, through the same code. Layers come first, then edges. A
+pooling layer whose declared input has a dynamic dim waits for the edges, and then takes its input as
+OpenVINO's shape inference does, from its producer: a Parameter's shape (intervals and dynamic rank
+included) or what another pooling layer computes.
+"""
 from __future__ import annotations
 
 import math
@@ -8,9 +15,11 @@ from lxml import etree
 
 from ..core import plan
 from ..errors import IRError
-from .layers import POOL_TYPES, check_dims, dtype_of, input_types, interpret, is_pooling
-from .parse import (EDGE_ENDS, MAX_BYTES, Document, Layer, _edge, _layer, _lenient_dim, belongs, light_ports,
-                    parse_dim)
+from .dims import DYNAMIC, compatible, lenient_dim, parse_shape, shape_text, text
+from .elements import element_type
+from .layers import POOL_TYPES, check_dims, interpret, is_pooling, type_refusal
+from .parse import (BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs,
+                    light_ports)
 
 
 @dataclass
@@ -23,6 +32,7 @@ class Finding:
     layer_name: str | None = None
     layer_type: str | None = None
     file: str | None = None
+    path: str | None = None      # the enclosing layers of a body, outermost first
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -31,13 +41,15 @@ class Finding:
         who = ""
         if self.layer_id is not None or self.layer_name is not None:
             who = f" layer id={self.layer_id} name={self.layer_name!r} ({self.layer_type})"
-        return f"{self.file or '<string>'}:{self.line}: {self.severity}: [{self.code}]{who}: {self.message}"
+        where = f" in {self.path}" if self.path else ""
+        return f"{self.file or '<string>'}:{self.line}: {self.severity}: [{self.code}]{who}{where}: {self.message}"
 
 
 @dataclass
 class Report:
     file: str | None
     findings: list = field(default_factory=list)
+    pooling_layers: int = 0      # how many pooling layers were checked, bodies included
 
     @property
     def ok(self) -> bool:
@@ -51,56 +63,89 @@ class Report:
 _EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in EDGE_ENDS]
 
 
-class _Checker:
-    """The state of one streaming check: what an edge needs to know of every layer read so far."""
+class _Net:
+    """The state of checking one net: what an edge needs to know of every layer read so far, and the
+    pooling layers that wait for the edges."""
 
-    def __init__(self, doc: Document, report: Report):
-        self.doc, self.file, self.add = doc, doc.file, report.findings.append
+    def __init__(self, doc: Document, report: Report, path: str = ""):
+        self.doc, self.file, self.report, self.path = doc, doc.file, report, path
         self.seen = {}          # layer id -> (name, type, ((output port id, raw dims), ...), (input ...))
         self.shared = {}        # one copy of each distinct port list: memory grows with distinct shapes
         self.clean = {}         # key of a pooling or Parameter layer that gave no finding -> its ports
-        self.deferred = []      # edges read before the layers they name
+        self.early_edges = []   # edges read before any layer
+        self.waiting = {}       # pooling layer id -> Layer whose declared input has a dynamic dim
+        self.feeds = {}         # (layer id, input port id) -> (layer id, output port id), for waiting layers
+        self.outputs = {}       # (layer id, port id) -> dims (None: dynamic rank) where the ports do not say it
+        self.index_ports = {}   # (layer id, port id) -> why OpenVINO refuses the layer if this output is used
 
+    def finding(self, code, message, line, layer=None, severity="error", el=None) -> None:
+        who = {}
+        if layer is not None:
+            who = dict(layer_id=layer.id, layer_name=layer.name, layer_type=layer.type)
+        elif el is not None:
+            who = dict(layer_id=el.get("id"), layer_name=el.get("name"), layer_type=el.get("type"))
+        self.report.findings.append(Finding(code, severity, message, line, file=self.file, path=self.path or None,
+                                            **who))
+
+    # -- layers -----------------------------------------------------------------------------------------
     def layers(self, holder, n) -> None:
         for el in holder[:n]:
             if not belongs(el, holder, self.doc.problems):
                 continue
             lid = el.get("id")
+            missing = [a for a in REQUIRED if el.get(a) is None]
+            if missing and not self.doc.is_snippet:
+                self.finding("bad-structure", f"<layer> lacks {', '.join(missing)}: OpenVINO requires id, name, type"
+                             " and version on every layer, and refuses the file", el.sourceline, el=el)
             if lid in self.seen:
-                self.add(Finding("duplicate-id", "error", f"layer id {lid} is used by more than one layer",
-                                 el.sourceline, layer_id=lid, layer_name=el.get("name"), layer_type=el.get("type"),
-                                 file=self.file))
+                self.finding("duplicate-id", f"layer id {lid} is used by more than one layer", el.sourceline, el=el)
+            for body in el.iterchildren(*BODIES):
+                self.body(el, body)
             if _modelled(el.get("type")):
                 key = (tuple(kv for kv in el.items() if kv[0] not in ("id", "name")),
                        tuple(etree.tostring(child, with_tail=False) for child in el))
                 ports = self.clean.get(key)
                 if ports is None:
-                    self.layer(_layer(el, self.doc.problems), key)
+                    self.layer(_layer(el, self.doc.problems, bodies=False), key)
                     continue
+                self.report.pooling_layers += el.get("type") in POOL_TYPES
             else:
                 ports = light_ports(el)
                 if ports is None:
-                    self.layer(_layer(el, self.doc.problems))
+                    self.layer(_layer(el, self.doc.problems, bodies=False))
                     continue
             self.remember(lid, el.get("name"), el.get("type"), ports)
+
+    def body(self, el, body) -> None:
+        """A TensorIterator/Loop <body> or an If branch: a net of its own, checked by the same code."""
+        where = f"{el.get('type')} id={el.get('id')} name={el.get('name')!r} <{body.tag}>"
+        sub = _Net(self.doc, self.report, f"{self.path} > {where}" if self.path else where)
+        for holder in body.iterchildren("layers", "edges"):
+            (sub.layers if holder.tag == "layers" else sub.edges)(holder, len(holder))
+        sub.finish()
 
     def layer(self, layer: Layer, key=None) -> None:
         """A layer read in full: a pooling or Parameter layer, or one the light reading found odd. `key`:
         the layer as written but for its id and name; a key that gave no finding is not checked again."""
-        problems, findings = len(self.doc.problems), []
+        findings, problems = len(self.report.findings), len(self.doc.problems)
         for ports in (layer.inputs, layer.outputs):
             ids = [p.id for p in ports]
             for pid in sorted({i for i in ids if ids.count(i) > 1}):
-                findings.append(Finding("duplicate-id", "error", f"port id {pid} appears {ids.count(pid)} times",
-                                        layer.line, **_who(layer, self.file)))
+                self.finding("duplicate-id", f"port id {pid} appears {ids.count(pid)} times", layer.line, layer)
+        indices = len(self.index_ports)
         if layer.type == "Parameter":
-            _check_parameter(layer, self.file, findings.append)
+            self.parameter(layer)
         elif is_pooling(layer):
-            _check_pooling(layer, self.file, findings.append)
-        for f in findings:
-            self.add(f)
+            self.report.pooling_layers += 1
+            x = layer.inputs[0].dims if len(layer.inputs) == 1 else []
+            if len(layer.inputs) == 1 and (not x or not all(isinstance(d, int) for d in x)):
+                self.waiting[layer.id] = layer
+                key = None                                  # its outcome depends on the edges
+            else:
+                self.pooling(layer, x)
         ports = ({p.id: p.raw_dims for p in layer.outputs}, {p.id: p.raw_dims for p in layer.inputs})
-        if key is not None and not findings and len(self.doc.problems) == problems:
+        if key is not None and len(self.report.findings) == findings and len(self.doc.problems) == problems \
+                and len(self.index_ports) == indices:
             self.clean[key] = ports
         self.remember(layer.id, layer.name, layer.type, ports)
 
@@ -109,6 +154,118 @@ class _Checker:
             outs, ins = (self.shared.setdefault(t, t) for t in (tuple(ports[0].items()), tuple(ports[1].items())))
             self.seen[lid] = (name, self.shared.setdefault(layer_type, layer_type), outs, ins)
 
+    def parameter(self, layer: Layer) -> None:
+        et_text = layer.data.get("element_type")
+        if et_text is not None and element_type(et_text) is None:
+            self.finding("bad-attribute", f'Parameter element_type="{et_text}" is not an element type OpenVINO'
+                         " reads", layer.data_line, layer)
+        _check_precisions(self, layer)
+        if "shape" not in layer.data:
+            return
+        try:
+            shape = parse_shape(layer.data["shape"])
+        except ValueError as e:
+            self.finding("bad-attribute", f'Parameter shape="{layer.data["shape"]}" is not a shape: {e}',
+                         layer.data_line, layer)
+            return
+        if not layer.outputs:
+            return
+        port = layer.outputs[0]
+        self.outputs[(layer.id, port.id)] = shape          # OpenVINO takes the shape, not the port's <dim>s
+        if shape is None:
+            return
+        if len(port.dims) != len(shape):
+            self.finding("shape-mismatch", f"Parameter shape has rank {len(shape)}, its output port {port.id} has"
+                         f" rank {len(port.dims)}", port.line, layer)
+            return
+        for i, (s, d) in enumerate(zip(shape, port.dims)):
+            if not compatible(s, d):
+                self.finding("shape-mismatch", f"Parameter shape dim {i} is {text(s)}, its output port {port.id}"
+                             f" declares {text(d)}", port.dim_lines[i], layer)
+
+    # -- pooling ------------------------------------------------------------------------------------------
+    def pooling(self, layer: Layer, x_dims) -> None:
+        """Check a pooling layer on input dims `x_dims` (None: dynamic rank); remember what it outputs."""
+        rank = None if x_dims is None else len(x_dims)
+        try:
+            pl = interpret(layer, self.file, rank)
+            check_dims(pl, x_dims, self.file)
+        except IRError as e:
+            self.finding(e.code, e.reason, e.line or layer.line, layer)
+            return
+        for name in pl.unknown:
+            self.finding("unknown-attribute", f"{pl.op} has no attribute {name}; OpenVINO ignores it",
+                         layer.data_line, layer, severity="warning")
+        x = layer.inputs[0]
+        et = _check_precisions(self, layer)
+        if et is not None:
+            why = type_refusal(pl, et)
+            if why:
+                self.finding("bad-precision", why, x.line, layer)
+            elif pl.outputs == 2 and len(layer.outputs) == 2 and type_refusal(pl, et, indices_used=True):
+                self.index_ports[(layer.id, layer.outputs[1].id)] = type_refusal(pl, et, indices_used=True)
+        if len(layer.outputs) != pl.outputs:
+            self.finding("bad-structure", f"{pl.op} has {pl.outputs} output port(s), the layer declares"
+                         f" {len(layer.outputs)}", layer.line, layer)
+        if x_dims is None:                               # dynamic rank in: rank k + 2 out, every dim dynamic
+            plans, computed = None, [DYNAMIC] * (pl.spec.ndim + 2)
+        else:
+            try:
+                plans = plan(pl.spec, x_dims)
+            except IRError as e:
+                self.finding("bad-shape", f"{pl.op}: {e.reason}", x.line, layer)
+                return
+            computed = list(x_dims)
+            for a, p in zip(pl.spec.spatial_axes(rank), plans):
+                computed[a] = p.out if p.out is not None else (p.bounds or DYNAMIC)
+        for k, port in enumerate(layer.outputs[: pl.outputs]):
+            self.port_dims(layer, pl, x_dims, plans, computed, port)
+            want = et.name if k == 0 and et is not None else pl.index_type if k == 1 else None
+            got = element_type(port.precision)
+            if got is not None and want is not None and got.name != want:
+                what = f"the input's ({want})" if k == 0 else f"index_element_type {want}"
+                self.finding("precision-mismatch", f"output port {port.id} declares precision {port.precision};"
+                             f" {pl.op} gives {what}", port.line, layer)
+            if port.dims != computed:
+                self.outputs[(layer.id, port.id)] = computed
+
+    def port_dims(self, layer, pl, x_dims, plans, computed, port) -> None:
+        """A declared output port against the computed dims: a static dim must equal the computed value,
+        or lie inside the computed interval."""
+        rank = pl.spec.ndim + 2
+        if port.dims and len(port.dims) != rank:
+            self.finding("shape-mismatch", f"output port {port.id} has rank {len(port.dims)}, {pl.op} gives rank"
+                         f" {rank}", port.line, layer)
+            return
+        if plans is None:
+            return                                        # dynamic rank in: nothing to contradict
+        problems, divergences, first_line, follows_spec = [], [], None, False
+        axes = pl.spec.spatial_axes(rank)
+        for i, declared in enumerate(port.dims):
+            line = port.dim_lines[i]
+            if i in axes:
+                p = plans[axes.index(i)]
+                how, spec_text = p.arithmetic, _spec_text_out(p, pl.spec.auto_pad)
+            else:
+                how, spec_text = f"{'N' if i == 0 else 'C'}: {text(x_dims[i])} from the input", None
+            if not compatible(declared, computed[i]):
+                inside = "" if isinstance(computed[i], int) else ", outside that interval"
+                problems.append(f"{how}, declared {text(declared)}{inside}")
+                follows_spec = follows_spec or spec_text == declared
+                first_line = first_line or line
+            elif spec_text is not None and isinstance(declared, int) and spec_text != declared:
+                divergences.append(f"{p.name}: declared {declared} matches the OpenVINO runtime, but the spec text's"
+                                   f" {pl.spec.auto_pad} formula gives {spec_text}")
+        if problems:
+            if follows_spec:
+                problems[-1] += (f" (the declared dims follow the spec text's {pl.spec.auto_pad} formula; the OpenVINO"
+                                 " runtime, which wins, computes the values above)")
+            self.finding("shape-mismatch", f"output port {port.id}: " + "; ".join(problems), first_line, layer)
+        if divergences:
+            self.finding("spec-divergence", f"output port {port.id}: " + "; ".join(divergences), port.line, layer,
+                         severity="warning")
+
+    # -- edges --------------------------------------------------------------------------------------------
     def edges(self, holder, n) -> None:
         ends = [x(holder) for x in _EDGE_XPATHS]
         if any(len(e) != len(holder) for e in ends):    # not every child an edge with 4 ends: read each in full
@@ -121,11 +278,23 @@ class _Checker:
             if e is None:
                 continue
             if not self.seen:
-                self.deferred.append(e + (holder[i].sourceline,))
+                self.early_edges.append(e + (holder[i].sourceline,))
                 continue
-            problem = self.edge_problem(*e[:4])
-            if problem:
-                self.edge_finding(problem, e[2], holder[i].sourceline)
+            self.edge(*e, holder[i].sourceline)
+
+    def edge(self, fl, fp, tl, tp, line) -> None:
+        if tl in self.waiting:
+            self.feeds[(tl, tp)] = (fl, fp)
+        why = self.index_ports.get((fl, fp))
+        if why:
+            src = self.seen.get(fl)
+            self.finding("bad-precision", f"{why} (edge {fl}:{fp} -> {tl}:{tp} uses it)", line,
+                         el={"id": fl, "name": src and src[0], "type": src and src[1]})
+        problem = self.edge_problem(fl, fp, tl, tp)
+        if problem:
+            dst = self.seen.get(tl)
+            self.finding("edge-mismatch", problem, line,
+                         el={"id": tl, "name": dst[0], "type": dst[1]} if dst else None)
 
     def edge_problem(self, fl, fp, tl, tp) -> str | None:
         src, dst = self.seen.get(fl), self.seen.get(tl)
@@ -137,38 +306,65 @@ class _Checker:
         if a is None or b is None:
             side = f"output port {fp} of layer {fl}" if a is None else f"input port {tp} of layer {tl}"
             return f"{name}: {side} does not exist"
-        if a != b:
-            da, db = [_lenient_dim(t) for t in a], [_lenient_dim(t) for t in b]
-            if len(da) != len(db) or any(x is not None and y is not None and x != y for x, y in zip(da, db)):
+        if a != b and a and b:                        # (a port with no <dim> may be a dynamic rank)
+            da, db = [lenient_dim(t) for t in a], [lenient_dim(t) for t in b]
+            if len(da) != len(db) or not all(compatible(x, y) for x, y in zip(da, db)):
                 return f"{name} joins dims [{','.join(map(str, a))}] to [{','.join(map(str, b))}]"
         return None
 
-    def edge_finding(self, problem: str, to_layer: str, line: int) -> None:
-        dst = self.seen.get(to_layer)
-        who = {} if dst is None else dict(layer_id=to_layer, layer_name=dst[0], layer_type=dst[1])
-        self.add(Finding("edge-mismatch", "error", problem, line, file=self.file, **who))
+    def finish(self) -> None:
+        """Edges read before the layers, then every waiting pooling layer, producers first."""
+        for e in self.early_edges:
+            self.edge(*e)
+        for lid in list(self.waiting):
+            stack = [lid]
+            while stack:
+                cur = stack[-1]
+                layer = self.waiting.get(cur)
+                if layer is None:
+                    stack.pop()
+                    continue
+                src = self.feeds.get((cur, layer.inputs[0].id))
+                if src is not None and src[0] in self.waiting and src[0] not in stack:
+                    stack.append(src[0])
+                    continue
+                stack.pop()
+                del self.waiting[cur]
+                self.pooling(layer, self.input_dims(layer, src))
+
+    def input_dims(self, layer: Layer, src):
+        """A waiting layer's input as OpenVINO infers it: from its producer where that says more."""
+        declared = layer.inputs[0].dims or None
+        if src is None:
+            return declared
+        if src in self.outputs:
+            return self.outputs[src]
+        info = self.seen.get(src[0])
+        raw = dict(info[2]).get(src[1]) if info else None
+        return [lenient_dim(t) for t in raw] if raw else declared
 
 
 def check(source, *, max_bytes: int = MAX_BYTES) -> Report:
-    """Check every pooling layer, every edge and every Parameter of an IR file, string or bytes.
+    """Check every pooling layer, every edge and every Parameter of an IR file, string or bytes, bodies of
+    TensorIterator, Loop and If included.
 
-    Streams: layers are checked as they are read and then kept only as their ports' raw dims, for the
-    edges; a pooling or Parameter layer identical (but for id and name) to one found clean is not checked again.
+    Streams: top-level layers are checked as they are read and then kept only as their ports' raw dims, for
+    the edges; a pooling or Parameter layer identical (but for id and name) to one found clean is not checked
+    again.
     """
     doc = Document(source, max_bytes=max_bytes)
     report = Report(doc.file)
-    checker = _Checker(doc, report)
+    net = _Net(doc, report)
     for holder, n in doc.batches():
         if holder is None:
-            checker.layer(_layer(n, doc.problems))
+            net.layer(_layer(n, doc.problems, bodies=False))
+            for body in n.iterchildren(*BODIES):
+                net.body(n, body)
         elif holder.tag == "layers":
-            checker.layers(holder, n)
+            net.layers(holder, n)
         else:
-            checker.edges(holder, n)
-    for fl, fp, tl, tp, line in checker.deferred:
-        problem = checker.edge_problem(fl, fp, tl, tp)
-        if problem:
-            checker.edge_finding(problem, tl, line)
+            net.edges(holder, n)
+    net.finish()
     for line, message in doc.problems:
         report.findings.append(Finding("bad-structure", "error", message, line, file=doc.file))
     report.findings.sort(key=lambda f: (f.line or 0))
@@ -179,12 +375,13 @@ def _modelled(layer_type) -> bool:
     return layer_type == "Parameter" or layer_type in POOL_TYPES
 
 
-def _who(layer: Layer, file) -> dict:
-    return dict(layer_id=layer.id, layer_name=layer.name, layer_type=layer.type, file=file)
-
-
-def _from_error(e: IRError, layer: Layer, file) -> Finding:
-    return Finding(e.code, "error", e.reason, e.line or layer.line, **_who(layer, file))
+def _check_precisions(net: _Net, layer: Layer):
+    """Every port precision must name an element type OpenVINO reads; the input's type (or None)."""
+    for port in layer.inputs + layer.outputs:
+        if port.precision is not None and element_type(port.precision) is None:
+            net.finding("bad-precision", f'port {port.id} precision="{port.precision}" is not an element type'
+                        " OpenVINO reads", port.line, layer)
+    return element_type(layer.inputs[0].precision) if layer.inputs else None
 
 
 def _spec_text_out(p, auto_pad: str):
@@ -198,114 +395,10 @@ def _spec_text_out(p, auto_pad: str):
     return p.out
 
 
-def _check_pooling(layer: Layer, file, add) -> None:
-    try:
-        pl = interpret(layer, file)
-        check_dims(pl, layer.inputs[0].dims, file)
-    except IRError as e:
-        add(_from_error(e, layer, file))
-        return
-    for name in pl.unknown:
-        add(Finding("unknown-attribute", "warning", f"{pl.op} has no attribute {name}; OpenVINO ignores it",
-                    layer.data_line, **_who(layer, file)))
-    x = layer.inputs[0]
-    in_type = dtype_of(x.precision)
-    if x.precision is not None and (in_type is None or
-                                    not any(dtype_of(t) == in_type for t in input_types(pl.op))):
-        add(Finding("bad-precision", "error", f"{pl.op} does not take input precision {x.precision}"
-                    f" (it takes {', '.join(input_types(pl.op))})", x.line, **_who(layer, file)))
-    try:
-        plans = plan(pl.spec, x.dims)
-    except IRError as e:
-        add(Finding("bad-shape", "error", f"{pl.op}: {e.reason}", x.line, **_who(layer, file)))
-        return
-    if len(layer.outputs) != pl.outputs:
-        add(Finding("bad-structure", "error", f"{pl.op} has {pl.outputs} output port(s), the layer declares"
-                    f" {len(layer.outputs)}", layer.line, **_who(layer, file)))
-    index_type = {"int32": "i32", "int64": "i64"}[pl.spec.index_dtype]
-    for k, port in enumerate(layer.outputs[: pl.outputs]):
-        _check_port_dims(layer, pl, x, plans, port, file, add)
-        want_type = in_type if k == 0 else dtype_of(index_type)
-        if port.precision is not None and want_type is not None and dtype_of(port.precision) != want_type:
-            what = "the input's" if k == 0 else f"index_element_type {index_type}"
-            add(Finding("precision-mismatch", "error", f"output port {port.id} declares precision {port.precision};"
-                        f" {pl.op} gives {what} ({want_type})", port.line, **_who(layer, file)))
-
-
-def _check_port_dims(layer, pl, x, plans, port, file, add) -> None:
-    if len(port.dims) != len(x.dims):
-        add(Finding("shape-mismatch", "error", f"output port {port.id} has rank {len(port.dims)}, the input has"
-                    f" rank {len(x.dims)}", port.line, **_who(layer, file)))
-        return
-    problems, divergences, first_line, follows_spec = [], [], None, False
-    axes = pl.spec.spatial_axes(len(x.dims))
-    for i in range(len(x.dims)):
-        declared = port.dims[i]
-        line = port.dim_lines[i] if i < len(port.dim_lines) else port.line
-        if i in axes:
-            p = plans[axes.index(i)]
-            computed, text, spec_text = p.out, p.arithmetic, _spec_text_out(p, pl.spec.auto_pad)
-        else:
-            computed = spec_text = x.dims[i]
-            text = f"{'N' if i == 0 else 'C'}: {computed} from the input"
-        if declared is None or computed is None:
-            continue                              # a dynamic dim is never flagged
-        if declared != computed:
-            problems.append(f"{text}, declared {declared}")
-            follows_spec = follows_spec or spec_text == declared
-            first_line = first_line or line
-        elif spec_text is not None and spec_text != computed:
-            divergences.append(f"{p.name}: declared {declared} matches the OpenVINO runtime, but the spec text's"
-                               f" {pl.spec.auto_pad} formula gives {spec_text}")
-    if problems:
-        if follows_spec:
-            problems[-1] += (f" (the declared dims follow the spec text's {pl.spec.auto_pad} formula; the OpenVINO"
-                             " runtime, which wins, computes the values above)")
-        add(Finding("shape-mismatch", "error", f"output port {port.id}: " + "; ".join(problems), first_line,
-                    **_who(layer, file)))
-    if divergences:
-        add(Finding("spec-divergence", "warning", f"output port {port.id}: " + "; ".join(divergences), port.line,
-                    **_who(layer, file)))
-
-
 def parameter_shape(layer: Layer) -> list | None:
-    """A Parameter's data shape as [int | None | (lo, hi)], or None when it has none; ValueError if unreadable."""
-    text = layer.data.get("shape")
-    if text is None:
-        return None
-    text = text.strip().strip("[]")
-    if text in ("", "..."):
-        return [] if text == "" else None
-    dims = []
-    for t in text.split(","):
-        t = t.strip()
-        if ".." in t:
-            lo, hi = t.split("..", 1)
-            dims.append((int(lo) if lo else 0, int(hi) if hi else None))
-        else:
-            dims.append(parse_dim(t))
-    return dims
+    """A Parameter's data shape as [int | (lo, hi)]; None without one or with a dynamic rank."""
+    text_ = layer.data.get("shape")
+    return None if text_ is None else parse_shape(text_)
 
 
-def _check_parameter(layer: Layer, file, add) -> None:
-    try:
-        shape = parameter_shape(layer)
-    except ValueError:
-        add(Finding("bad-attribute", "error", f'Parameter shape="{layer.data.get("shape")}" is not a shape',
-                    layer.data_line, **_who(layer, file)))
-        return
-    et = layer.data.get("element_type")
-    if et is not None and dtype_of(et) is None:
-        add(Finding("bad-attribute", "error", f'Parameter element_type="{et}" is not an element type irpool knows',
-                    layer.data_line, **_who(layer, file)))
-    if shape is None or not layer.outputs:
-        return
-    port = layer.outputs[0]
-    if len(port.dims) != len(shape):
-        add(Finding("shape-mismatch", "error", f"Parameter shape has rank {len(shape)}, its output port {port.id}"
-                    f" has rank {len(port.dims)}", port.line, **_who(layer, file)))
-        return
-    for i, (s, d) in enumerate(zip(shape, port.dims)):
-        if isinstance(s, int) and d is not None and s != d:
-            add(Finding("shape-mismatch", "error", f"Parameter shape dim {i} is {s}, its output port {port.id}"
-                        f" declares {d}", port.dim_lines[i], **_who(layer, file)))
+__all__ = ["Finding", "Report", "check", "parameter_shape", "shape_text"]

@@ -7,16 +7,27 @@ from .layers import interpret, is_pooling
 from .parse import MAX_BYTES, parse
 
 
+def _pooling_layers(net, path=""):
+    """(path, layer) for every pooling layer of a net and of the bodies inside it, in document order."""
+    for layer in net.layers:
+        if is_pooling(layer):
+            yield path, layer
+        for tag, body in layer.bodies:
+            where = f"{layer.type} id={layer.id} name={layer.name!r} <{tag}>"
+            yield from _pooling_layers(body, f"{path} > {where}" if path else where)
+
+
 def explain(source, layer_id: str | None = None, *, max_bytes: int = MAX_BYTES) -> str:
     net = parse(source, max_bytes=max_bytes)
     out = []
-    layers = [lay for lay in net.layers if is_pooling(lay) and (layer_id is None or lay.id == layer_id)]
+    layers = [(path, lay) for path, lay in _pooling_layers(net) if layer_id is None or lay.id == layer_id]
     if layer_id is not None and not layers:
         raise IRError(f"no pooling layer has id {layer_id}", file=net.file, code="no-such-layer")
-    for layer in layers:
+    for path, layer in layers:
         head = f"layer id={layer.id} name={layer.name!r} {layer.type} ({layer.version}), line {layer.line}"
+        head += f" in {path}" if path else ""
         try:
-            pl = interpret(layer, net.file)
+            pl = interpret(layer, net.file, len(layer.inputs[0].dims) or None if layer.inputs else -1)
             x = layer.inputs[0]
             s = pl.spec
             out.append(f"{head}: {pl.op}, auto_pad={s.auto_pad}, rounding_type={s.rounding}")

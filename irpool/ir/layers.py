@@ -3,25 +3,20 @@ OpenVINO's own refusals, translated into the core's PoolSpec.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..core import PoolSpec
 from ..core.spec import MAX_DIM
 from ..errors import IRError
 from ..opdefs import load
+from .elements import element_type
 from .parse import Layer
 
 POOL_TYPES = ("MaxPool", "AvgPool")
-# IR element type names (Parameter element_type, port precision) -> numpy dtype names
-ELEMENT_TYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "u8": "uint8",
-                 "i16": "int16", "u16": "uint16", "i32": "int32", "u32": "uint32", "i64": "int64",
-                 "u64": "uint64", "boolean": "bool", "bf16": None,
-                 "fp16": "float16", "fp32": "float32", "fp64": "float64", "bool": "bool"}
-
-
-def dtype_of(name: str | None) -> str | None:
-    """numpy dtype name of an IR element type or port precision (FP32, f32, I64, ...); None if unknown."""
-    return ELEMENT_TYPES.get((name or "").strip().lower())
+# An integer as OpenVINO's IR reader takes it (C++ stream extraction): leading spaces, an optional minus (no
+# plus), digits; whatever follows the digits is ignored ("2.0" is 2, "0x2" is 0).
+_INT_PREFIX = re.compile(r"\s*(-?\d+)")
 
 
 @dataclass
@@ -31,6 +26,7 @@ class PoolLayer:
     spec: PoolSpec
     outputs: int         # how many outputs the op has
     unknown: list        # attribute names the op does not have (OpenVINO ignores them)
+    index_type: str      # index_element_type, as an IR element type name
 
 
 def is_pooling(layer: Layer) -> bool:
@@ -50,95 +46,116 @@ def op_name(layer: Layer, file: str | None) -> str:
     return f"{layer.type}-{opsets[version]}"
 
 
-def _parse_attr(name: str, text: str, definition: dict, rank: int | None):
+def _int(name: str, text: str, item: str) -> int:
+    m = _INT_PREFIX.match(item)
+    if not m:
+        raise IRError(f'{name}="{text}": "{item}" is not an integer')
+    return int(m.group(1))
+
+
+def _parse_attr(name: str, text: str, definition: dict, spatial: int | None):
+    """One <data> attribute, read as OpenVINO's IR reader reads it (checked against read_model in the tests)."""
     t = definition["type"]
     if t == "ints":
-        items = [s.strip() for s in text.split(",")] if text.strip() else []
-        vals = []
-        for s in items:
-            try:
-                v = int(s)
-            except ValueError:
-                raise IRError(f'{name}="{text}": "{s}" is not an integer') from None
+        # a comma list; "" is empty; one trailing comma is allowed, an empty item elsewhere is not
+        items = text.split(",") if text else []
+        if items and items[-1] == "" and len(items) > 1:
+            items.pop()
+        if "" in items:
+            raise IRError(f'{name}="{text}": an empty item in the list')
+        vals = [_int(name, text, item) for item in items]
+        for v in vals:
             if v < definition.get("min", 0) or v > MAX_DIM:
                 raise IRError(f'{name}="{text}": {v} is out of range [{definition.get("min", 0)}, {MAX_DIM}]')
-            vals.append(v)
-        if rank is not None and len(vals) != rank - 2:
-            raise IRError(f'{name}="{text}" has {len(vals)} values; an input of rank {rank} has {rank - 2}'
-                          " spatial axes")
+        if vals and spatial is not None and len(vals) != spatial:
+            raise IRError(f'{name}="{text}" has {len(vals)} values; the kernel has {spatial} spatial axes')
         return tuple(vals)
     if t == "int":
-        try:
-            v = int(text.strip())
-        except ValueError:
-            raise IRError(f'{name}="{text}" is not an integer') from None
+        v = _int(name, text, text)
         if abs(v) > MAX_DIM:
             raise IRError(f'{name}="{text}" is out of range')
         return v
     if t == "bool":
-        v = text.strip().lower()
-        if v in ("true", "1"):
-            return True
-        if v in ("false", "0"):
-            return False
-        raise IRError(f'{name}="{text}" is not a boolean (true or false)')
-    v = text.strip().lower()          # enum: OpenVINO compares case-insensitively
+        return text.lower() not in ("false", "0")      # anything else is true to OpenVINO, even "no"
+    v = text.lower()                                    # enums and element types: any case, no spaces
+    if t == "element" and element_type(v) is not None and element_type(v).name in definition["values"]:
+        return element_type(v).name
     if v not in definition["values"]:
         raise IRError(f'{name}="{text}" is not one of {", ".join(definition["values"])}')
     return v
 
 
-def interpret(layer: Layer, file: str | None) -> PoolLayer:
-    """The layer's PoolSpec; IRError (with code and location) for anything OpenVINO would refuse."""
+def interpret(layer: Layer, file: str | None, rank: int | None = -1) -> PoolLayer:
+    """The layer's PoolSpec; IRError (with code and location) for anything OpenVINO would refuse.
+
+    `rank`: the input's rank, None when it is dynamic; by default the number of the input port's <dim>s."""
     op = op_name(layer, file)
     definition = load("openvino")["ops"][op]
     where = layer.where(file, layer.data_line)
     if len(layer.inputs) != 1:
         raise IRError(f"{op} takes exactly one input port, the layer has {len(layer.inputs)}",
                       code="bad-structure", **layer.where(file))
-    rank = len(layer.inputs[0].dims)
-    if not 3 <= rank <= 5:
+    if rank == -1:
+        rank = len(layer.inputs[0].dims)
+    if rank is not None and not 3 <= rank <= 5:
         raise IRError(f"{op} takes an input of rank 3, 4 or 5; input port {layer.inputs[0].id} has rank {rank}",
                       code="bad-rank", **layer.where(file, layer.inputs[0].line))
-    attrs = {}
-    for name, d in definition["attributes"].items():
-        if name in layer.data:
-            try:
-                attrs[name] = _parse_attr(name, layer.data[name], d, rank)
-            except IRError as e:
-                raise IRError(f"{op}: {e.reason}", code="bad-attribute", **where) from None
-        elif d.get("required"):
-            raise IRError(f"{op}: required attribute {name} is missing", code="bad-attribute", **where)
-        elif "default" in d:
-            attrs[name] = d["default"]
-    unknown = [k for k in layer.data if k not in definition["attributes"]]
+    defs, attrs = definition["attributes"], {}
+    spatial = None
+    for name in ["kernel"] + [n for n in defs if n != "kernel"]:         # the kernel sets the lists' length
+        d = defs[name]
+        try:
+            if name in layer.data:
+                attrs[name] = _parse_attr(name, layer.data[name], d, spatial)
+            elif d.get("required"):
+                raise IRError(f"required attribute {name} is missing")
+            elif "default" in d:
+                attrs[name] = d["default"]
+            if name == "kernel":
+                spatial = len(attrs["kernel"])
+                if rank is not None and spatial != rank - 2:
+                    raise IRError(f'kernel="{layer.data["kernel"]}" has {spatial} values; an input of rank {rank}'
+                                  f" has {rank - 2} spatial axes")
+        except IRError as e:
+            raise IRError(f"{op}: {e.reason}", code="bad-attribute", **where) from None
+    unknown = [k for k in layer.data if k not in defs]
+    index_type = attrs.get("index_element_type", "i64")
     try:
-        spec = PoolSpec(kernel=attrs["kernel"], strides=attrs["strides"], dilations=attrs.get("dilations"),
+        spec = PoolSpec(kernel=attrs["kernel"], strides=attrs["strides"], dilations=attrs.get("dilations") or None,
                         pads_begin=attrs.get("pads_begin") or None, pads_end=attrs.get("pads_end") or None,
                         rounding=attrs["rounding_type"], auto_pad=attrs["auto_pad"],
                         reduction=definition["reduction"],
                         count="exclude_pad" if attrs.get("exclude-pad", True) else "include_openvino",
-                        index_axis=attrs.get("axis", 0),
-                        index_dtype={"i32": "int32", "i64": "int64"}[attrs.get("index_element_type", "i64")])
+                        index_axis=attrs.get("axis", 0), index_dtype="int32" if index_type == "i32" else "int64")
     except IRError as e:
         raise IRError(f"{op}: {e.reason}", code="bad-attribute", **where) from None
-    if "axis" in attrs and not -rank <= attrs["axis"] < rank:
+    if "axis" in attrs and rank is not None and not -rank <= attrs["axis"] < rank:
         raise IRError(f"{op}: axis {attrs['axis']} is out of the range [{-rank}, {rank - 1}] of an input of"
                       f" rank {rank}", code="bad-attribute", **where)
-    return PoolLayer(layer, op, spec, definition["outputs"], unknown)
+    return PoolLayer(layer, op, spec, definition["outputs"], unknown, index_type)
 
 
 def check_dims(pl: PoolLayer, dims, file: str | None) -> None:
-    """OpenVINO's refusals that depend on the input dims; a dynamic dim (None) is not judged, as OpenVINO
-    judges it only once the shape is known (at inference)."""
+    """OpenVINO's refusals that depend on the input dims; a dynamic dim (an interval) is not judged, as
+    OpenVINO judges it only once the shape is known (at inference)."""
     spec = pl.spec
+    if dims is None:
+        return
     if spec.reduction == "avg" and spec.count == "exclude_pad" and spec.auto_pad == "explicit":
         for i, (k, pb, pe) in enumerate(zip(spec.dilated_kernel, spec.pads_begin, spec.pads_end)):
-            if dims[2 + i] is not None and not (k > pb and k > pe):
+            if isinstance(dims[2 + i], int) and not (k > pb and k > pe):
                 raise IRError(f"{pl.op}: with exclude-pad, the (dilated) kernel {k} of spatial axis {i} must be"
                               f" larger than its pads ({pb}, {pe}): a window would lie entirely in the padding",
                               code="bad-attribute", **pl.layer.where(file, pl.layer.data_line))
 
 
-def input_types(op: str) -> list:
-    return load("openvino")["ops"][op]["input_types"]
+def type_refusal(pl: PoolLayer, et, indices_used: bool = False) -> str | None:
+    """Why OpenVINO's CPU plugin does not compile this layer on input element type `et`; None if it does."""
+    op = load("openvino")["ops"][pl.op]
+    if et.name not in op["input_types"]:
+        return f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} (it takes {', '.join(op['input_types'])})"
+    if indices_used and et.name in op.get("not_with_indices", ()):
+        return f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} when its indices output is used"
+    if any(d > 1 for d in pl.spec.dilations) and et.name in op.get("not_dilated", ()):
+        return f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} with a dilation above 1"
+    return None

@@ -17,8 +17,8 @@ from importlib import resources
 
 from lxml import etree
 
-from ..core.spec import MAX_DIM
 from ..errors import IRError
+from .dims import DYNAMIC, parse_dim
 
 MAX_BYTES = 1 << 30       # default guard: a larger file is refused before it is read
 _PROLOG_ITEM = re.compile(rb"\s*(<\?.*?\?>|<!--.*?-->)", re.DOTALL)
@@ -48,6 +48,7 @@ class Layer:
     data_line: int
     inputs: list          # [Port]
     outputs: list         # [Port]
+    bodies: list = field(default_factory=list)     # [(tag, Net)] of a TensorIterator, Loop or If
 
     def where(self, file: str | None, line: int | None = None) -> dict:
         """The location fields of an IRError or Finding for this layer."""
@@ -106,9 +107,14 @@ def _validate(el, problems) -> None:
             problems.append((key[0], f"structure: {err.message}"))
 
 
+# Blank text is kept: libxml2 stores line numbers past 65535 only on text nodes, and finds an empty
+# element's line (<edge/>, <data/>) from the text beside it.
 _PARSER_OPTIONS = dict(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
-                       huge_tree=False, remove_comments=True, remove_pis=True, remove_blank_text=True,
+                       huge_tree=False, remove_comments=True, remove_pis=True, remove_blank_text=False,
                        collect_ids=False)
+IR_VERSIONS = ("10", "11")
+BODIES = ("body", "then_body", "else_body")       # a TensorIterator/Loop body, an If's two branches: nets
+REQUIRED = ("id", "name", "type", "version")       # on every layer of a net, or read_model refuses the file
 
 
 def _open(source, max_bytes: int):
@@ -180,6 +186,17 @@ class Document:
     def _parse_error(self, e) -> IRError:
         return IRError(f"not well-formed XML: {e.msg}", file=self.file, line=e.lineno)
 
+    def _version(self, root) -> None:
+        """The <net> version: OpenVINO 2022.1 and later read IR v10 and v11 only."""
+        v = root.get("version")
+        self.ir_version = v
+        if v is None or v.strip() not in IR_VERSIONS:
+            old = " (IR v7 and older: OpenVINO 2022.1 and later do not read them)" \
+                if v is not None and v.strip().isdigit() and int(v) < 10 else ""
+            raise IRError(f'<net version="{v}">: OpenVINO reads IR versions 10 and 11 only{old}'
+                          if v is not None else "<net> has no version attribute: OpenVINO reads IR v10 and v11",
+                          file=self.file, line=root.sourceline, code="unsupported-version")
+
     def batches(self):
         """Yield (holder, n): the first n children of a top-level <layers> or <edges> are complete.
         A bare <layer> comes as (None, the layer)."""
@@ -198,8 +215,9 @@ class Document:
                 for _, el in parser.read_events():
                     parent = el.getparent()
                     if parent is not None and parent.getparent() is None:
+                        if not holders and parent.tag == "net":
+                            self._version(parent)
                         holders.append(el)
-                        self.ir_version = parent.get("version")
                 for k, holder in enumerate(holders):
                     n = len(holder) if root is not None or k < len(holders) - 1 else len(holder) - 1
                     if n > 0:
@@ -215,7 +233,8 @@ class Document:
         if self.is_snippet:
             yield None, root
         else:
-            self.ir_version = root.get("version")
+            if not holders:
+                self._version(root)
             _validate(root, self.problems)
 
     def items(self):
@@ -257,7 +276,8 @@ def _edge(el, problems) -> Edge | None:
     return Edge(*vals, line=el.sourceline)
 
 
-def _layer(el, problems) -> Layer:
+def _layer(el, problems, bodies: bool = True) -> Layer:
+    """A <layer> in full; with `bodies`, the nets of its <body>, <then_body> and <else_body> too."""
     data, data_line, sections, odd = {}, el.sourceline, {}, el.get("id") is None or el.get("type") is None
     for child in el:
         tag = child.tag
@@ -276,8 +296,23 @@ def _layer(el, problems) -> Layer:
             sections[tag] = ports
     if odd:
         _validate(el, problems)
+    nets = [(b.tag, body_net(b, problems)) for b in el.iterchildren(*BODIES)] if bodies else []
     return Layer(el.get("id"), el.get("name"), el.get("type"), el.get("version"), el.sourceline, data, data_line,
-                 sections.get("input", []), sections.get("output", []))
+                 sections.get("input", []), sections.get("output", []), nets)
+
+
+def body_net(body, problems) -> "Net":
+    """A <body>, <then_body> or <else_body>: the net it holds, read as a top-level net is."""
+    layers, edges = [], []
+    for holder in body.iterchildren("layers", "edges"):
+        for el in holder:
+            if not belongs(el, holder, problems):
+                continue
+            if el.tag == "layer":
+                layers.append(_layer(el, problems))
+            elif (edge := _edge(el, problems)) is not None:
+                edges.append(edge)
+    return Net(None, False, None, layers, edges, problems)
 
 
 def light_ports(el):
@@ -298,26 +333,6 @@ def light_ports(el):
     return sides.get("output", {}), sides.get("input", {})
 
 
-def parse_dim(text: str):
-    """A <dim> or shape entry: an int >= 0, or None for dynamic (-1, ?, an interval a..b)."""
-    t = (text or "").strip()
-    if not t:
-        raise ValueError("empty")
-    if t in ("?", "-1") or ".." in t:
-        return None
-    v = int(t)
-    if v < 0 or v > MAX_DIM:
-        raise ValueError("out of range")
-    return v
-
-
-def _lenient_dim(text):
-    try:
-        return parse_dim(text)
-    except ValueError:
-        return None
-
-
 def _port(el, problems) -> Port:
     dims, raw, lines = [], [], []
     for d in el.iterchildren("dim"):
@@ -325,10 +340,10 @@ def _port(el, problems) -> Port:
         lines.append(d.sourceline)
         try:
             dims.append(parse_dim(d.text))
-        except ValueError:
-            problems.append((d.sourceline, f"port {el.get('id')}: <dim>{d.text}</dim> is not a dimension"
-                                           " (an integer >= 0, or -1 for dynamic)"))
-            dims.append(None)
+        except ValueError as e:
+            problems.append((d.sourceline, f"port {el.get('id')}: <dim>{d.text}</dim> is not a dimension: {e}"
+                                           " (an integer >= 0, -1 or ? for dynamic, or an interval a..b)"))
+            dims.append(DYNAMIC)
     return Port(el.get("id"), el.get("precision"), el.get("names"), el.sourceline, tuple(raw), tuple(lines), dims)
 
 

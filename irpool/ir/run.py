@@ -5,9 +5,10 @@ import numpy as np
 
 from ..core import pool
 from ..errors import IRError
-from .check import parameter_shape
-from .layers import check_dims, dtype_of, interpret, is_pooling
-from .parse import MAX_BYTES, Layer, Net, parse
+from .dims import compatible, parse_shape, shape_text
+from .elements import element_type, of_dtype
+from .layers import check_dims, interpret, is_pooling, type_refusal
+from .parse import MAX_BYTES, REQUIRED, Layer, Net, parse
 
 RUNNABLE = ("Parameter", "Result", "MaxPool", "AvgPool")
 
@@ -26,18 +27,24 @@ def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = Non
 
 
 def _execute(layer: Layer, file, x, threads) -> list:
-    pl = interpret(layer, file)
+    """One pooling layer on an array, computed in the type OpenVINO's CPU plugin computes its type in."""
     x = np.asarray(x)
+    pl = interpret(layer, file, x.ndim)
     declared = layer.inputs[0].dims
-    if x.ndim != len(declared) or any(d is not None and d != s for d, s in zip(declared, x.shape)):
+    if declared and (x.ndim != len(declared) or not all(compatible(d, n) for d, n in zip(declared, x.shape))):
         raise IRError(f"input array has shape {list(x.shape)}, input port {layer.inputs[0].id} declares"
                       f" [{','.join(map(str, layer.inputs[0].raw_dims))}]", code="bad-input",
                       **layer.where(file, layer.inputs[0].line))
     check_dims(pl, x.shape, file)
+    et = of_dtype(x.dtype)
+    why = f"irpool has no IR element type for arrays of {x.dtype}" if et is None else type_refusal(pl, et)
+    if why:
+        raise IRError(why, code="unsupported", **layer.where(file, layer.inputs[0].line))
     try:
         if pl.outputs == 2:
-            return list(pool(x, pl.spec, indices=True, threads=threads))
-        return [pool(x, pl.spec, threads=threads)]
+            y, indices = pool(et.to_compute(x), pl.spec, indices=True, threads=threads)
+            return [et.from_compute(y), indices.astype(element_type(pl.index_type).dtype(), copy=False)]
+        return [et.from_compute(pool(et.to_compute(x), pl.spec, threads=threads))]
     except IRError as e:
         raise e.located(**layer.where(file)) from None
 
@@ -58,30 +65,25 @@ def _run_snippet(net: Net, inputs, threads) -> dict:
 
 
 def _feed(layer: Layer, file, x) -> np.ndarray:
-    """Check an input array against its Parameter's declared shape and element type."""
+    """Check an input array against its Parameter's shape (intervals and dynamic rank included) and type."""
     x = np.asarray(x)
     try:
-        shape = parameter_shape(layer)
+        shape = parse_shape(layer.data["shape"]) if "shape" in layer.data else \
+            (layer.outputs[0].dims if layer.outputs else None)
     except ValueError:
         raise IRError(f'Parameter shape="{layer.data.get("shape")}" is not a shape', code="bad-attribute",
                       **layer.where(file, layer.data_line)) from None
-    if shape is None and layer.outputs:
-        shape = layer.outputs[0].dims
-    if shape is not None:
-        ok = len(shape) == x.ndim and all(
-            s is None or (s == n if isinstance(s, int) else s[0] <= n and (s[1] is None or n <= s[1]))
-            for s, n in zip(shape, x.shape))
-        if not ok:
-            raise IRError(f"input {layer.name!r} has shape {list(x.shape)}, the Parameter declares"
-                          f" {layer.data.get('shape')}", code="bad-input", **layer.where(file))
-    et = layer.data.get("element_type") or (layer.outputs[0].precision if layer.outputs else None)
-    want = dtype_of(et)
-    if et is not None and want is None:
-        raise IRError(f"Parameter element_type {et!r} is not one irpool can run", code="unsupported",
-                      **layer.where(file, layer.data_line))
-    if want is not None and x.dtype != np.dtype(want):
-        raise IRError(f"input {layer.name!r} has element type {x.dtype}, the Parameter declares {et}",
+    if shape is not None and (len(shape) != x.ndim or not all(compatible(s, n) for s, n in zip(shape, x.shape))):
+        raise IRError(f"input {layer.name!r} has shape {list(x.shape)}, the Parameter declares {shape_text(shape)}",
                       code="bad-input", **layer.where(file))
+    et_text = layer.data.get("element_type") or (layer.outputs[0].precision if layer.outputs else None)
+    et = element_type(et_text)
+    if et_text is not None and (et is None or et.numpy is None):
+        raise IRError(f"Parameter element_type {et_text!r} is not one irpool can make arrays of", code="unsupported",
+                      **layer.where(file, layer.data_line))
+    if et is not None and x.dtype != et.dtype():
+        raise IRError(f"input {layer.name!r} has element type {x.dtype}, the Parameter declares {et_text}"
+                      f" ({et.dtype()})", code="bad-input", **layer.where(file))
     return x
 
 
@@ -113,11 +115,21 @@ def _bind_inputs(params: list, file, inputs) -> dict:
 
 def _run_net(net: Net, inputs, threads) -> dict:
     file = net.file
-    seen = set()
+    seen, results = set(), {}
     for layer in net.layers:
+        missing = [a for a in REQUIRED if getattr(layer, a) is None]
+        if missing:
+            raise IRError(f"<layer> lacks {', '.join(missing)}, which OpenVINO requires on every layer",
+                          code="bad-structure", **layer.where(file))
         if layer.id in seen:
             raise IRError(f"layer id {layer.id} is used twice", code="duplicate-id", **layer.where(file))
         seen.add(layer.id)
+        if layer.type == "Result" and layer.name in results:
+            first = results[layer.name]
+            raise IRError(f"two Result layers are named {layer.name!r} (ids {first.id}, line {first.line}, and"
+                          f" {layer.id}): run returns outputs by Result name and would lose one",
+                          code="duplicate-name", **layer.where(file))
+        results.setdefault(layer.name, layer)
         if layer.type not in RUNNABLE:
             raise IRError(f"irpool runs nets of Parameter, MaxPool, AvgPool and Result layers, not {layer.type}",
                           code="unsupported", **layer.where(file))

@@ -1,0 +1,63 @@
+"""IR element types: the names OpenVINO writes (Parameter element_type, port precision), their array types,
+and the type OpenVINO's CPU plugin pools each in (schemas/openvino.json "element_types", measured on 2026.4).
+
+`run` hands the core the input in its compute type and converts the result back, so a uint32 max compares
+as int32 and an int64 keeps only its low 32 bits, exactly as the plugin does.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..dtypes import dtype_named
+from ..opdefs import load
+
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+@dataclass(frozen=True)
+class ElementType:
+    name: str                 # as Parameter element_type writes it: f32, bf16, boolean, ...
+    precision: str            # as a port precision writes it: FP32, BF16, BOOL, ...
+    numpy: str | None         # numpy (or ml_dtypes) type name; None: no array type
+    compute: str | None       # the type the CPU plugin pools it in; None: it does not pool it
+    saturate: bool            # f64: clipped to float32's range on the way in and out
+
+    def dtype(self) -> np.dtype:
+        """The array dtype (an IRError naming the ml-dtypes extra for types numpy lacks, without it)."""
+        return dtype_named(self.numpy)
+
+    def to_compute(self, x: np.ndarray) -> np.ndarray:
+        if self.saturate:
+            x = np.clip(x, -_F32_MAX, _F32_MAX)           # NaN stays NaN
+        return x if x.dtype.name == self.compute else x.astype(self.compute)
+
+    def from_compute(self, y: np.ndarray) -> np.ndarray:
+        y = y.astype(self.dtype())                       # integers wrap, sign-extending from int32
+        if self.saturate:
+            np.clip(y, -_F32_MAX, _F32_MAX, out=y)
+        return y
+
+
+@lru_cache(maxsize=None)
+def _table() -> dict:
+    table = {}
+    for name, d in load("openvino")["element_types"].items():
+        if name.startswith("_"):
+            continue
+        et = ElementType(name, d["precision"], d["numpy"], d.get("compute"), bool(d.get("saturate")))
+        table[name] = table[d["precision"].lower()] = et
+    return table
+
+
+def element_type(text: str | None) -> ElementType | None:
+    """The element type an element_type or precision attribute names (any case); None if OpenVINO has none."""
+    return _table().get((text or "").strip().lower())
+
+
+@lru_cache(maxsize=None)
+def of_dtype(dtype: np.dtype) -> ElementType | None:
+    """The IR element type of an array dtype (numpy's or ml_dtypes')."""
+    return next((et for et in _table().values() if et.numpy == np.dtype(dtype).name), None)
