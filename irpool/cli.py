@@ -34,8 +34,10 @@ def _check(args) -> int:
         if not report.ok and status == 0:
             status = 1
         if not args.json and report.ok:
-            warnings = len(report.findings)
-            print(f"{path}: ok" + (f" ({warnings} warning{'s' * (warnings != 1)})" if warnings else ""))
+            notes = [f"{len(report.findings)} warning{'s' * (len(report.findings) != 1)}"] if report.findings else []
+            if not report.pooling_layers:
+                notes.append("no pooling layers")
+            print(f"{path}: ok" + (f" ({', '.join(notes)})" if notes else ""))
     if args.json:
         json.dump({"findings": docs}, sys.stdout, indent=1)
         print()

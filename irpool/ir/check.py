@@ -19,7 +19,7 @@ from .dims import DYNAMIC, compatible, lenient_dim, parse_shape, shape_text, tex
 from .elements import element_type
 from .layers import POOL_TYPES, check_dims, interpret, is_pooling, type_refusal
 from .parse import (BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs,
-                    light_ports)
+                    light_ports, line_of)
 
 
 @dataclass
@@ -61,6 +61,7 @@ class Report:
 
 
 _EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in EDGE_ENDS]
+BODY_TYPES = ("TensorIterator", "Loop", "If")      # the ops whose <layer> holds nets
 
 
 class _Net:
@@ -92,29 +93,31 @@ class _Net:
         for el in holder[:n]:
             if not belongs(el, holder, self.doc.problems):
                 continue
-            lid = el.get("id")
-            missing = [a for a in REQUIRED if el.get(a) is None]
-            if missing and not self.doc.is_snippet:
+            lid, ltype = el.get("id"), el.get("type")
+            if (lid is None or ltype is None or el.get("name") is None or el.get("version") is None) \
+                    and not self.doc.is_snippet:
+                missing = [a for a in REQUIRED if el.get(a) is None]
                 self.finding("bad-structure", f"<layer> lacks {', '.join(missing)}: OpenVINO requires id, name, type"
-                             " and version on every layer, and refuses the file", el.sourceline, el=el)
+                             " and version on every layer, and refuses the file", line_of(el), el=el)
             if lid in self.seen:
-                self.finding("duplicate-id", f"layer id {lid} is used by more than one layer", el.sourceline, el=el)
-            for body in el.iterchildren(*BODIES):
-                self.body(el, body)
-            if _modelled(el.get("type")):
+                self.finding("duplicate-id", f"layer id {lid} is used by more than one layer", line_of(el), el=el)
+            if ltype in BODY_TYPES:
+                for body in el.iterchildren(*BODIES):
+                    self.body(el, body)
+            if _modelled(ltype):
                 key = (tuple(kv for kv in el.items() if kv[0] not in ("id", "name")),
                        tuple(etree.tostring(child, with_tail=False) for child in el))
                 ports = self.clean.get(key)
                 if ports is None:
                     self.layer(_layer(el, self.doc.problems, bodies=False), key)
                     continue
-                self.report.pooling_layers += el.get("type") in POOL_TYPES
+                self.report.pooling_layers += ltype in POOL_TYPES
             else:
                 ports = light_ports(el)
                 if ports is None:
                     self.layer(_layer(el, self.doc.problems, bodies=False))
                     continue
-            self.remember(lid, el.get("name"), el.get("type"), ports)
+            self.remember(lid, el.get("name"), ltype, ports)
 
     def body(self, el, body) -> None:
         """A TensorIterator/Loop <body> or an If branch: a net of its own, checked by the same code."""
@@ -274,13 +277,13 @@ class _Net:
             edges = [e and (e.from_layer, e.from_port, e.to_layer, e.to_port) for e in edges]
         else:
             edges = list(zip(*ends))[:n]
-        for i, e in enumerate(edges):
+        for el, e in zip(holder[:n], edges):            # (holder[i] would walk the children from the start)
             if e is None:
                 continue
             if not self.seen:
-                self.early_edges.append(e + (holder[i].sourceline,))
+                self.early_edges.append(e + (line_of(el),))
                 continue
-            self.edge(*e, holder[i].sourceline)
+            self.edge(*e, line_of(el))
 
     def edge(self, fl, fp, tl, tp, line) -> None:
         if tl in self.waiting:

@@ -83,6 +83,32 @@ class Net:
             self._by_id.setdefault(lay.id, lay)
 
 
+_BIG_LINE = 65535          # libxml2 keeps an element's own line in 16 bits
+
+
+def line_of(el) -> int | None:
+    """An element's line, right past line 65535 too.
+
+    There libxml2 takes an element's line from the text after its start tag (for an empty element, from
+    its tail), or from the child or sibling element that follows at once, and a text reports the line it
+    ends on: that text's newlines are taken off again."""
+    line = el.sourceline
+    if line is None or line < _BIG_LINE:
+        return line
+    for _ in range(5):                                # libxml2 follows at most this many steps
+        if el.text is not None or len(el):
+            if el.text is not None:
+                return line - el.text.count("\n")
+            el = el[0]
+        elif el.tail is not None:
+            return line - el.tail.count("\n")
+        elif el.getnext() is not None:
+            el = el.getnext()
+        else:
+            break
+    return line
+
+
 _RNG = None
 
 
@@ -101,17 +127,14 @@ def _validate(el, problems) -> None:
         return
     seen = set()
     for err in rng.error_log:
-        key = (err.line or el.sourceline, err.message)
+        key = (err.line or line_of(el), err.message)
         if key not in seen:
             seen.add(key)
             problems.append((key[0], f"structure: {err.message}"))
 
 
-# Blank text is kept: libxml2 stores line numbers past 65535 only on text nodes, and finds an empty
-# element's line (<edge/>, <data/>) from the text beside it.
 _PARSER_OPTIONS = dict(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
-                       huge_tree=False, remove_comments=True, remove_pis=True, remove_blank_text=False,
-                       collect_ids=False)
+                       huge_tree=False, remove_comments=True, remove_pis=True, collect_ids=False)
 IR_VERSIONS = ("10", "11")
 BODIES = ("body", "then_body", "else_body")       # a TensorIterator/Loop body, an If's two branches: nets
 REQUIRED = ("id", "name", "type", "version")       # on every layer of a net, or read_model refuses the file
@@ -163,6 +186,20 @@ def _check_prolog(stream, file) -> bytes | None:
 _FEED = 1 << 20           # bytes handed to the parser at a time
 
 
+def _lines_over(stream, limit: int) -> bool:
+    """Whether the document has more than `limit` lines (read ahead in blocks, then rewound)."""
+    lines = 0
+    try:
+        while lines <= limit:
+            block = stream.read(4 << 20)
+            if not block:
+                return False
+            lines += block.count(b"\n")
+        return True
+    finally:
+        stream.seek(0)
+
+
 class Document:
     """An IR document being read. `file` is known at once; `is_snippet` from the prolog and for sure once
     reading is done, `ir_version` once reading has begun; `problems` fills in as it goes. `batches()` hands over the top-level layers and edges in
@@ -182,6 +219,9 @@ class Document:
         self.is_snippet = root_tag == b"layer"
         self.ir_version = None
         self.problems = []
+        # Past line 65535 libxml2 finds an element's line from the blank text beside it (see line_of), so
+        # a longer document keeps its blank text; a shorter one drops it, which parses twice as fast.
+        self.keep_blank = _lines_over(self._stream, _BIG_LINE)
 
     def _parse_error(self, e) -> IRError:
         return IRError(f"not well-formed XML: {e.msg}", file=self.file, line=e.lineno)
@@ -195,12 +235,13 @@ class Document:
                 if v is not None and v.strip().isdigit() and int(v) < 10 else ""
             raise IRError(f'<net version="{v}">: OpenVINO reads IR versions 10 and 11 only{old}'
                           if v is not None else "<net> has no version attribute: OpenVINO reads IR v10 and v11",
-                          file=self.file, line=root.sourceline, code="unsupported-version")
+                          file=self.file, line=line_of(root), code="unsupported-version")
 
     def batches(self):
         """Yield (holder, n): the first n children of a top-level <layers> or <edges> are complete.
         A bare <layer> comes as (None, the layer)."""
-        parser = etree.XMLPullParser(events=("start",), tag=("layers", "edges"), **_PARSER_OPTIONS)
+        parser = etree.XMLPullParser(events=("start",), tag=("layers", "edges"), remove_blank_text=not self.keep_blank,
+                                     **_PARSER_OPTIONS)
         holders, root = [], None
         try:
             while True:
@@ -263,7 +304,7 @@ def belongs(el, holder, problems) -> bool:
     want = _HOLDS[holder.tag]
     if el.tag == want:
         return True
-    problems.append((el.sourceline, f"structure: <{el.tag}> inside <{holder.tag}>, where only <{want}> belongs"))
+    problems.append((line_of(el), f"structure: <{el.tag}> inside <{holder.tag}>, where only <{want}> belongs"))
     return False
 
 
@@ -271,20 +312,20 @@ def _edge(el, problems) -> Edge | None:
     vals = [el.get(k) for k in EDGE_ENDS]
     if None in vals:
         missing = [k for k, v in zip(EDGE_ENDS, vals) if v is None]
-        problems.append((el.sourceline, f"structure: <edge> lacks {', '.join(missing)}"))
+        problems.append((line_of(el), f"structure: <edge> lacks {', '.join(missing)}"))
         return None
-    return Edge(*vals, line=el.sourceline)
+    return Edge(*vals, line=line_of(el))
 
 
 def _layer(el, problems, bodies: bool = True) -> Layer:
     """A <layer> in full; with `bodies`, the nets of its <body>, <then_body> and <else_body> too."""
-    data, data_line, sections, odd = {}, el.sourceline, {}, el.get("id") is None or el.get("type") is None
+    data, data_line, sections, odd = {}, line_of(el), {}, el.get("id") is None or el.get("type") is None
     for child in el:
         tag = child.tag
         if tag == "data":
             odd = odd or "data" in sections
             sections["data"] = ()
-            data, data_line = dict(child.attrib), child.sourceline
+            data, data_line = dict(child.attrib), line_of(child)
         elif tag == "input" or tag == "output":
             odd = odd or tag in sections
             ports = []
@@ -297,7 +338,7 @@ def _layer(el, problems, bodies: bool = True) -> Layer:
     if odd:
         _validate(el, problems)
     nets = [(b.tag, body_net(b, problems)) for b in el.iterchildren(*BODIES)] if bodies else []
-    return Layer(el.get("id"), el.get("name"), el.get("type"), el.get("version"), el.sourceline, data, data_line,
+    return Layer(el.get("id"), el.get("name"), el.get("type"), el.get("version"), line_of(el), data, data_line,
                  sections.get("input", []), sections.get("output", []), nets)
 
 
@@ -337,14 +378,14 @@ def _port(el, problems) -> Port:
     dims, raw, lines = [], [], []
     for d in el.iterchildren("dim"):
         raw.append(d.text)
-        lines.append(d.sourceline)
+        lines.append(line_of(d))
         try:
             dims.append(parse_dim(d.text))
         except ValueError as e:
-            problems.append((d.sourceline, f"port {el.get('id')}: <dim>{d.text}</dim> is not a dimension: {e}"
+            problems.append((line_of(d), f"port {el.get('id')}: <dim>{d.text}</dim> is not a dimension: {e}"
                                            " (an integer >= 0, -1 or ? for dynamic, or an interval a..b)"))
             dims.append(DYNAMIC)
-    return Port(el.get("id"), el.get("precision"), el.get("names"), el.sourceline, tuple(raw), tuple(lines), dims)
+    return Port(el.get("id"), el.get("precision"), el.get("names"), line_of(el), tuple(raw), tuple(lines), dims)
 
 
 def parse(source, *, max_bytes: int = MAX_BYTES) -> Net:
