@@ -202,7 +202,7 @@ class _Net:
         x = layer.inputs[0]
         et = _check_precisions(self, layer)
         if et is not None:
-            why = type_refusal(pl, et)
+            why = type_refusal(pl, et, channels=x_dims[1] if x_dims else None)
             if why:
                 self.finding("bad-precision", why, x.line, layer)
             elif pl.outputs == 2 and len(layer.outputs) == 2 and type_refusal(pl, et, indices_used=True):

@@ -24,6 +24,7 @@ class ElementType:
     numpy: str | None         # numpy (or ml_dtypes) type name; None: no array type
     compute: str | None       # the type the CPU plugin pools it in; None: it does not pool it
     saturate: bool            # f64: clipped to float32's range on the way in and out
+    averages: bool            # False: run does not reproduce how the plugin rounds an average to it
 
     def dtype(self) -> np.dtype:
         """The array dtype (an IRError naming the ml-dtypes extra for types numpy lacks, without it)."""
@@ -47,7 +48,8 @@ def _table() -> dict:
     for name, d in load("openvino")["element_types"].items():
         if name.startswith("_"):
             continue
-        et = ElementType(name, d["precision"], d["numpy"], d.get("compute"), bool(d.get("saturate")))
+        et = ElementType(name, d["precision"], d["numpy"], d.get("compute"), bool(d.get("saturate")),
+                         d.get("averages", True))
         table[name] = table[d["precision"].lower()] = et
     return table
 

@@ -149,13 +149,16 @@ def check_dims(pl: PoolLayer, dims, file: str | None) -> None:
                               code="bad-attribute", **pl.layer.where(file, pl.layer.data_line))
 
 
-def type_refusal(pl: PoolLayer, et, indices_used: bool = False) -> str | None:
-    """Why OpenVINO's CPU plugin does not compile this layer on input element type `et`; None if it does."""
+def type_refusal(pl: PoolLayer, et, indices_used: bool = False, channels=None) -> str | None:
+    """Why OpenVINO's CPU plugin does not compile this layer on input element type `et` (and `channels`, the
+    input's C when it is known); None if it does."""
     op = load("openvino")["ops"][pl.op]
     if et.name not in op["input_types"]:
         return f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} (it takes {', '.join(op['input_types'])})"
+    if channels == 1 and et.name in op.get("not_one_channel", ()):
+        return f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} with one channel"
     if indices_used and et.name in op.get("not_with_indices", ()):
         return f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} when its indices output is used"
-    if any(d > 1 for d in pl.spec.dilations) and et.name in op.get("not_dilated", ()):
-        return f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} with a dilation above 1"
+    if channels == 1 and any(d > 1 for d in pl.spec.dilations) and et.name in op.get("not_dilated", ()):
+        return f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} with a dilation above 1 and one channel"
     return None

@@ -37,7 +37,10 @@ def _execute(layer: Layer, file, x, threads) -> list:
                       **layer.where(file, layer.inputs[0].line))
     check_dims(pl, x.shape, file)
     et = of_dtype(x.dtype)
-    why = f"irpool has no IR element type for arrays of {x.dtype}" if et is None else type_refusal(pl, et)
+    why = f"irpool has no IR element type for arrays of {x.dtype}" if et is None else \
+        type_refusal(pl, et, channels=x.shape[1])
+    if not why and pl.spec.reduction == "avg" and not et.averages:
+        why = f"irpool does not reproduce how OpenVINO's CPU plugin rounds an average to {et.name}"
     if why:
         raise IRError(why, code="unsupported", **layer.where(file, layer.inputs[0].line))
     try:
