@@ -43,15 +43,23 @@ def random_config(rng: np.random.Generator, *, dynamic: bool = False) -> dict:
 def ov_model(cfg: dict):
     import openvino as ov
     import openvino.opset1 as o1
-    import openvino.opset8 as o8
-    import openvino.opset14 as o14
-    import openvino.opset16 as o16
     shape = list(cfg["shape"])
     for a in cfg.get("dynamic_axes", []):
         shape[a] = -1
     param = o1.parameter(ov.PartialShape(shape), np.dtype(cfg["dtype"]), name="x")
+    node = pool_node(cfg, param)
+    node.set_friendly_name("pool")
+    return ov.Model([node.output(i) for i in range(node.get_output_size())], [param], "pool_model")
+
+
+def pool_node(cfg: dict, source):
+    """The pooling node `cfg` describes, on `source` (a node or an output)."""
+    import openvino.opset1 as o1
+    import openvino.opset8 as o8
+    import openvino.opset14 as o14
+    import openvino.opset16 as o16
     auto_pad = cfg["auto_pad"]
-    args = (param, cfg["strides"])
+    args = (source, cfg["strides"])
     op, v = cfg["op"], cfg["version"]
     if op == "MaxPool" and v == 1:
         node = o1.max_pool(*args, cfg["pads_begin"], cfg["pads_end"], cfg["kernel"], cfg["rounding_type"], auto_pad)
@@ -66,8 +74,7 @@ def ov_model(cfg: dict):
         mod = o1 if v == 1 else o14
         node = mod.avg_pool(*args, cfg["pads_begin"], cfg["pads_end"], cfg["kernel"], cfg["exclude_pad"],
                             cfg["rounding_type"], auto_pad)
-    node.set_friendly_name("pool")
-    return ov.Model([node.output(i) for i in range(node.get_output_size())], [param], "pool_model")
+    return node
 
 
 _CORE = None

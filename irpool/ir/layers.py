@@ -78,7 +78,7 @@ def _parse_attr(name: str, text: str, definition: dict, spatial: int | None):
     if t == "bool":
         return text.lower() not in ("false", "0")      # anything else is true to OpenVINO, even "no"
     v = text.lower()                                    # enums and element types: any case, no spaces
-    if t == "element" and element_type(v) is not None and element_type(v).name in definition["values"]:
+    if t == "element" and v == v.strip() and element_type(v) is not None and element_type(v).name in definition["values"]:
         return element_type(v).name
     if v not in definition["values"]:
         raise IRError(f'{name}="{text}" is not one of {", ".join(definition["values"])}')
