@@ -1,94 +1,73 @@
-"""The irpool command: check, run, explain. Exit 0 clean, 1 error findings, 2 unreadable or not IR.
-
-Every failure is one line on stderr, never a traceback.
-"""
+"""The irpool command: a table of its three commands. Reading inputs is inputs.py, writing outputs
+outputs.py, report formats formats.py. Every failure is one line on stderr, never a traceback."""
 from __future__ import annotations
 
 import argparse
 import json
 import os
 import sys
-import tempfile
 
-import numpy as np
-
+from . import __version__
 from .errors import IRError
 from .ir.parse import MAX_BYTES
 
+EXIT_CODES = """exit status:
+  0  every file is clean (warnings allowed, unless --strict)
+  1  a finding that fails: an error (or, with --strict, a warning); explain: a layer cannot be computed
+  2  a file cannot be read or is not OpenVINO IR, or the command line is wrong
+  141  standard output was closed early (e.g. | head)"""
+
 
 def _check(args) -> int:
-    from .ir import check
-    status, docs = 0, []
-    for path in args.files:
-        try:
-            report = check(path, max_bytes=args.max_bytes)
-        except IRError as e:
-            print(f"irpool: {e}", file=sys.stderr)
-            status = 2
-            continue
-        for f in report.findings:
-            f.file = path
-            if not args.json:
-                print(f)
-        docs.extend(f.to_dict() for f in report.findings)
-        if not report.ok and status == 0:
-            status = 1
-        if not args.json and report.ok:
-            notes = [f"{len(report.findings)} warning{'s' * (len(report.findings) != 1)}"] if report.findings else []
-            if not report.pooling_layers:
-                notes.append("no pooling layers")
-            print(f"{path}: ok" + (f" ({', '.join(notes)})" if notes else ""))
-    if args.json:
-        json.dump({"findings": docs}, sys.stdout, indent=1)
-        print()
-    return status
+    from . import formats
+    from .inputs import check_all, expand
+    items = expand(args.files)
+    if not items:
+        raise IRError(f"no IR .xml file under {', '.join(args.files)}")
+    ignore = {c.strip() for c in ",".join(args.ignore).split(",") if c.strip()}
+    results = []
+    for result in check_all(items, args.max_bytes, args.jobs or os.cpu_count() or 1):
+        results.append(formats.judge(result, ignore, args.strict))
+        if args.format == "text":
+            formats.text(result, sys.stdout, sys.stderr)
+        elif args.format == "github":
+            formats.github(result, sys.stdout)
+    if args.format == "json":
+        print(formats.json_document(results))
+    elif args.format == "text" and len(results) > 1:
+        print(formats.summary_line(results))
+    return formats.exit_status(results)
 
 
-def _load_inputs(items) -> dict:
-    inputs = {}
-    for item in items:
-        name, sep, path = item.partition("=")
-        if not sep or not name:
-            raise IRError(f"-i takes NAME=file.npy, got {item!r}")
-        try:
-            inputs[name] = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as e:
-            raise IRError(f"cannot read input {name} from {path}: {e}") from None
-    return inputs
-
-
-def write_npz_atomically(path: str, arrays: dict) -> None:
-    """Write to a temporary file beside `path`, then rename: a reader never sees half a file."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".irpool-", suffix=".npz", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+def _source(name: str):
+    return sys.stdin.buffer if name == "-" else name
 
 
 def _run(args) -> int:
+    from .inputs import load_arrays
     from .ir import run
-    inputs = _load_inputs(args.input)
+    from .outputs import target, write_npz
+    if args.output is not None:
+        target(args.output)                      # before computing anything
+    inputs = load_arrays(args.input)
     if not inputs:
         raise IRError("give the inputs with -i NAME=file.npy (NAME: a Parameter's name; 0 for a bare layer)")
-    outputs = run(args.file, inputs, max_bytes=args.max_bytes, threads=args.threads)
+    outputs = run(_source(args.file), inputs, max_bytes=args.max_bytes, threads=args.threads)
     for name, arr in outputs.items():
         print(f"{name}: {arr.dtype} {list(arr.shape)}")
-    if args.output:
-        write_npz_atomically(args.output, outputs)
-        print(f"wrote {args.output}")
+    if args.output is not None:
+        print(f"wrote {write_npz(args.output, outputs)}")
     return 0
 
 
 def _explain(args) -> int:
-    from .ir import explain
-    print(explain(args.file, args.layer, max_bytes=args.max_bytes))
-    return 0
+    from .ir.explain import explain_entries, render
+    entries = explain_entries(_source(args.file), args.layer, max_bytes=args.max_bytes)
+    if args.json:
+        print(json.dumps(dict(irpool=__version__, layers=entries), indent=1))
+    else:
+        print("\n".join(render(e) for e in entries) if entries else "no pooling layers")
+    return 1 if any(e["error"] for e in entries) else 0
 
 
 def _size(text: str) -> int:
@@ -109,32 +88,76 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="irpool", description="Check and run the pooling layers of OpenVINO IR.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("check", help="check declared output dims, attributes and edges")
-    p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--json", action="store_true", help="print one JSON document with every finding")
-    p.set_defaults(func=_check)
-    p = sub.add_parser("run", help="execute a net of Parameter, pooling and Result layers, or a bare layer")
-    p.add_argument("file", metavar="FILE")
-    p.add_argument("-i", "--input", action="append", default=[], metavar="NAME=x.npy")
-    p.add_argument("-o", "--output", metavar="out.npz", help="write the outputs here (atomically)")
+def _parser() -> argparse.ArgumentParser:
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="irpool", formatter_class=fmt,
+        description="Check, explain and run the MaxPool and AvgPool layers of OpenVINO IR files.",
+        epilog=EXIT_CODES + "\n\nexamples:\n  irpool check model.xml models/ -j 4 --format github\n"
+                            "  irpool run model.xml -i image=x.npy -o out.npz")
+    parser.add_argument("--version", action="version", version=f"irpool {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    p = sub.add_parser("check", formatter_class=fmt, help="check declared output dims, attributes, types and edges",
+                       epilog=EXIT_CODES + "\n\nexamples:\n  irpool check model.xml\n"
+                                           "  cat model.xml | irpool check - --json\n"
+                                           "  irpool check models/ -j 4 --ignore spec-divergence --strict")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="an IR .xml file, - for standard input, a pipe, or a folder (searched for .xml files;"
+                        " XML that is not IR is reported as skipped)")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--json", dest="format", action="store_const", const="json",
+                     help="one JSON document: an entry per file (status, reason, findings), a summary, the version")
+    out.add_argument("--format", choices=("text", "json", "github"), default="text",
+                     help="text (default), json, or github: GitHub Actions ::error/::warning annotations")
+    p.add_argument("-j", "--jobs", type=_positive, default=None, metavar="N",
+                   help="check files on N processes (default: every core)")
+    p.add_argument("--ignore", action="append", default=[], metavar="CODE[,CODE]",
+                   help="leave out findings with these codes (e.g. spec-divergence); may be repeated")
+    p.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
+    p.set_defaults(func=_check, format="text")
+    p = sub.add_parser("run", formatter_class=fmt, help="execute a net of Parameter, pooling and Result layers",
+                       epilog=EXIT_CODES + "\n\nexamples:\n  irpool run model.xml -i image=x.npy -o out.npz\n"
+                                           "  irpool run layer.xml -i 0=x.npy")
+    p.add_argument("file", metavar="FILE", help="an IR .xml file (a net or a bare <layer>), or - for standard input")
+    p.add_argument("-i", "--input", action="append", default=[], metavar="NAME=x.npy",
+                   help="an input: NAME=x.npy, NAME=x.npz (its array NAME, or its only one), or x.npz (every array"
+                        " by its name). NAME: a Parameter's name or tensor name; 0 for a bare layer")
+    p.add_argument("-o", "--output", metavar="out.npz",
+                   help="write the outputs here, atomically (the mode of an existing file is kept; a symlink is"
+                        " written through)")
     p.add_argument("--threads", type=_positive, default=None, metavar="N",
                    help="threads per pooling layer (default: every core)")
     p.set_defaults(func=_run)
-    p = sub.add_parser("explain", help="show the shape arithmetic of each pooling layer")
-    p.add_argument("file", metavar="FILE")
-    p.add_argument("--layer", metavar="ID")
+    p = sub.add_parser("explain", formatter_class=fmt, help="show what decides each pooling layer's output",
+                       epilog=EXIT_CODES + "\n\nexamples:\n  irpool explain model.xml --layer pool1\n"
+                                           "  irpool explain model.xml --json")
+    p.add_argument("file", metavar="FILE", help="an IR .xml file, or - for standard input")
+    p.add_argument("--layer", metavar="ID|NAME", help="only the pooling layer with this id or name")
+    p.add_argument("--json", action="store_true", help="one JSON document instead of text")
     p.set_defaults(func=_explain)
     for p in sub.choices.values():
         p.add_argument("--max-bytes", type=_size, default=MAX_BYTES, metavar="N",
                        help="refuse a file larger than N bytes (suffixes K, M, G; default 1G)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
     try:
         return args.func(args)
     except (IRError, OSError, MemoryError) as e:
+        if isinstance(e, BrokenPipeError):
+            return _closed_pipe()
         print(f"irpool: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _closed_pipe() -> int:
+    """Standard output closed early: stop quietly, as a shell tool killed by SIGPIPE would (128 + 13)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError:
+        pass
+    return 141

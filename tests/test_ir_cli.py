@@ -105,8 +105,10 @@ def test_cli_check_exit_codes_and_json(tmp_path):
     bad = cli("check", "--json", EXAMPLES / "seed_maxpool_same_upper.xml", EXAMPLES / "small_net.xml")
     assert bad.returncode == 1
     doc = json.loads(bad.stdout)
-    assert {f["code"] for f in doc["findings"]} == {"shape-mismatch"}
-    assert all(f["file"].endswith("seed_maxpool_same_upper.xml") and f["line"] in (16, 22) for f in doc["findings"])
+    findings = [f for entry in doc["files"] for f in entry["findings"]]
+    assert {f["code"] for f in findings} == {"shape-mismatch"}
+    assert all(f["file"].endswith("seed_maxpool_same_upper.xml") and f["line"] in (16, 22) for f in findings)
+    assert [e["status"] for e in doc["files"]] == ["error", "ok"] and doc["irpool"] == irpool.__version__
 
 
 @pytest.mark.parametrize("content", [b"", b"   \n", b"not xml at all", b"<net><layers>", b"\x00\xff\xfe",

@@ -15,7 +15,7 @@ from lxml import etree
 
 from ..core import plan
 from ..errors import IRError
-from .dims import DYNAMIC, compatible, lenient_dim, parse_shape, shape_text, text
+from .dims import DYNAMIC, compatible, lenient_dim, parse_shape, text
 from .elements import element_type
 from .layers import POOL_TYPES, check_dims, interpret, is_pooling, type_refusal
 from .parse import (BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs,
@@ -50,6 +50,7 @@ class Report:
     file: str | None
     findings: list = field(default_factory=list)
     pooling_layers: int = 0      # how many pooling layers were checked, bodies included
+    explained: list | None = field(default=None, repr=False)   # check(explain=True): what decides each layer
 
     @property
     def ok(self) -> bool:
@@ -107,7 +108,7 @@ class _Net:
             if _modelled(ltype):
                 key = (tuple(kv for kv in el.items() if kv[0] not in ("id", "name")),
                        tuple(etree.tostring(child, with_tail=False) for child in el))
-                ports = self.clean.get(key)
+                ports = self.clean.get(key) if self.report.explained is None else None
                 if ports is None:
                     self.layer(_layer(el, self.doc.problems, bodies=False), key)
                     continue
@@ -195,6 +196,7 @@ class _Net:
             check_dims(pl, x_dims, self.file)
         except IRError as e:
             self.finding(e.code, e.reason, e.line or layer.line, layer)
+            self.record(layer, x_dims, error=e.reason)
             return
         for name in pl.unknown:
             self.finding("unknown-attribute", f"{pl.op} has no attribute {name}; OpenVINO ignores it",
@@ -217,6 +219,7 @@ class _Net:
                 plans = plan(pl.spec, x_dims)
             except IRError as e:
                 self.finding("bad-shape", f"{pl.op}: {e.reason}", x.line, layer)
+                self.record(layer, x_dims, pl=pl, error=e.reason)
                 return
             computed = list(x_dims)
             for a, p in zip(pl.spec.spatial_axes(rank), plans):
@@ -231,6 +234,13 @@ class _Net:
                              f" {pl.op} gives {what}", port.line, layer)
             if port.dims != computed:
                 self.outputs[(layer.id, port.id)] = computed
+        self.record(layer, x_dims, pl=pl, plans=plans, computed=computed)
+
+    def record(self, layer, x_dims, **what) -> None:
+        """For check(explain=True): what decides a pooling layer's output, or why it cannot be computed."""
+        if self.report.explained is not None:
+            self.report.explained.append(dict(layer=layer, path=self.path, x_dims=x_dims, pl=None, plans=None,
+                                              computed=None, error=None) | what)
 
     def port_dims(self, layer, pl, x_dims, plans, computed, port) -> None:
         """A declared output port against the computed dims: a static dim must equal the computed value,
@@ -347,16 +357,16 @@ class _Net:
         return [lenient_dim(t) for t in raw] if raw else declared
 
 
-def check(source, *, max_bytes: int = MAX_BYTES) -> Report:
+def check(source, *, max_bytes: int = MAX_BYTES, explain: bool = False) -> Report:
     """Check every pooling layer, every edge and every Parameter of an IR file, string or bytes, bodies of
     TensorIterator, Loop and If included.
 
     Streams: top-level layers are checked as they are read and then kept only as their ports' raw dims, for
     the edges; a pooling or Parameter layer identical (but for id and name) to one found clean is not checked
-    again.
+    again. `explain`: also record, in `Report.explained`, what decides each pooling layer (explain.py).
     """
     doc = Document(source, max_bytes=max_bytes)
-    report = Report(doc.file)
+    report = Report(doc.file, explained=[] if explain else None)
     net = _Net(doc, report)
     for holder, n in doc.batches():
         if holder is None:
@@ -396,12 +406,3 @@ def _spec_text_out(p, auto_pad: str):
     if auto_pad == "valid":
         return math.ceil((p.length - p.dilated_kernel + 1) / p.stride)
     return p.out
-
-
-def parameter_shape(layer: Layer) -> list | None:
-    """A Parameter's data shape as [int | (lo, hi)]; None without one or with a dynamic rank."""
-    text_ = layer.data.get("shape")
-    return None if text_ is None else parse_shape(text_)
-
-
-__all__ = ["Finding", "Report", "check", "parameter_shape", "shape_text"]

@@ -1,43 +1,104 @@
-"""irpool explain: the shape arithmetic of each pooling layer, axis by axis, as text."""
+"""irpool explain: everything that decides each pooling layer's output, axis by axis, as text or as data.
+
+It rides on check (check(explain=True)): so it streams as check does, sees the intervals check propagates
+from Parameters, and reaches into If/Loop/TensorIterator bodies.
+"""
 from __future__ import annotations
 
-from ..core import plan
 from ..errors import IRError
-from .layers import interpret, is_pooling
-from .parse import MAX_BYTES, parse
+from .check import check
+from .dims import DYNAMIC, compatible, text
+from .parse import MAX_BYTES
 
 
-def _pooling_layers(net, path=""):
-    """(path, layer) for every pooling layer of a net and of the bodies inside it, in document order."""
-    for layer in net.layers:
-        if is_pooling(layer):
-            yield path, layer
-        for tag, body in layer.bodies:
-            where = f"{layer.type} id={layer.id} name={layer.name!r} <{tag}>"
-            yield from _pooling_layers(body, f"{path} > {where}" if path else where)
+def _same_pads(p, auto_pad: str) -> str:
+    """How a same_* or valid axis got its pads."""
+    if auto_pad == "valid":
+        return "valid: no padding; pads_begin/pads_end are ignored"
+    if p.length is None:
+        return f"{auto_pad}: the pads depend on the input length, which is dynamic"
+    dk, total = p.dilated_kernel, p.pad_begin + p.pad_end
+    return (f"{auto_pad}: total = max(0, (ceil({p.length}/{p.stride}) - 1) * {p.stride} + {dk} - {p.length}) = {total}:"
+            f" {p.pad_begin} before, {p.pad_end} after; pads_begin/pads_end are ignored")
 
 
-def explain(source, layer_id: str | None = None, *, max_bytes: int = MAX_BYTES) -> str:
-    net = parse(source, max_bytes=max_bytes)
-    out = []
-    layers = [(path, lay) for path, lay in _pooling_layers(net) if layer_id is None or lay.id == layer_id]
-    if layer_id is not None and not layers:
-        raise IRError(f"no pooling layer has id {layer_id}", file=net.file, code="no-such-layer")
-    for path, layer in layers:
-        head = f"layer id={layer.id} name={layer.name!r} {layer.type} ({layer.version}), line {layer.line}"
-        head += f" in {path}" if path else ""
-        try:
-            pl = interpret(layer, net.file, len(layer.inputs[0].dims) or None if layer.inputs else -1)
-            x = layer.inputs[0]
-            s = pl.spec
-            out.append(f"{head}: {pl.op}, auto_pad={s.auto_pad}, rounding_type={s.rounding}")
-            out.append(f"  input [{','.join(map(str, x.raw_dims))}]")
-            for p in plan(s, x.dims):
-                pads = f"pads {p.pad_begin}+{p.pad_end}" if p.pad_begin is not None else "pads unknown"
-                out.append(f"  {p.arithmetic}   (kernel {p.kernel}, stride {p.stride}, dilation {p.dilation},"
-                           f" {pads})")
-            for port in layer.outputs:
-                out.append(f"  declared output port {port.id}: [{','.join(map(str, port.raw_dims))}]")
-        except IRError as e:
-            out.append(f"{head}: cannot be computed: {e.reason}")
-    return "\n".join(out)
+def _attributes(pl) -> dict:
+    s = pl.spec
+    attrs = dict(kernel=list(s.kernel), strides=list(s.strides), dilations=list(s.dilations),
+                 pads_begin=list(s.pads_begin), pads_end=list(s.pads_end), auto_pad=s.auto_pad, rounding_type=s.rounding)
+    if s.reduction == "avg":
+        attrs["exclude-pad"] = s.count == "exclude_pad"
+    if pl.outputs == 2:
+        attrs.update(index_element_type=pl.index_type, axis=s.index_axis)
+    return attrs
+
+
+def _entry(rec) -> dict:
+    layer, pl, plans = rec["layer"], rec["pl"], rec["plans"]
+    x_dims = rec["x_dims"]
+    e = dict(layer_id=layer.id, layer_name=layer.name, layer_type=layer.type, version=layer.version,
+             op=pl.op if pl else None, line=layer.line, path=rec["path"] or None,
+             input=None if x_dims is None else [text(d) for d in x_dims], error=rec["error"],
+             attributes=_attributes(pl) if pl else None, axes=[], outputs=[])
+    for p in plans or ():
+        e["axes"].append(dict(axis=p.name, input=text(p.length) if p.length is not None else None,
+                              kernel=p.kernel, stride=p.stride, dilation=p.dilation, dilated_kernel=p.dilated_kernel,
+                              pads=None if p.pad_begin is None else [p.pad_begin, p.pad_end],
+                              pads_from=None if pl.spec.auto_pad == "explicit" else _same_pads(p, pl.spec.auto_pad),
+                              output=text(p.out) if p.out is not None else text(p.bounds or DYNAMIC),
+                              arithmetic=p.arithmetic))
+    computed = rec["computed"]
+    if computed is not None:
+        names = ["N", "C"] + [p.name for p in plans or ()] if plans else []
+        for port in layer.outputs[: pl.outputs]:
+            differs = [names[i] if i < len(names) else str(i) for i, (d, c) in enumerate(zip(port.dims, computed))
+                       if not compatible(d, c)]
+            if port.dims and len(port.dims) != len(computed):
+                differs = ["rank"]
+            e["outputs"].append(dict(port=port.id, computed=[text(c) for c in computed],
+                                     declared=[text(d) for d in port.dims] if port.dims else None, differs=differs))
+    return e
+
+
+def explain_entries(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES) -> list:
+    """One dict per pooling layer (bodies included, document order): its attributes with defaults applied, input,
+    each axis's pads and arithmetic, each output port's computed and declared dims; `error` when it cannot be
+    computed. `layer` selects by id or name."""
+    report = check(source, max_bytes=max_bytes, explain=True)
+    entries = [_entry(r) for r in sorted(report.explained, key=lambda r: r["layer"].line or 0)]
+    if layer is not None:
+        entries = [e for e in entries if layer in (e["layer_id"], e["layer_name"])]
+        if not entries:
+            raise IRError(f"no pooling layer has id or name {layer!r}", file=report.file, code="no-such-layer")
+    return entries
+
+
+def render(e: dict) -> str:
+    head = f"layer id={e['layer_id']} name={e['layer_name']!r} {e['layer_type']} ({e['version']})"
+    head += f" = {e['op']}" if e["op"] else ""
+    head += f", line {e['line']}" + (f", in {e['path']}" if e["path"] else "")
+    if e["error"]:
+        return f"{head}\n  cannot be computed: {e['error']}"
+    a = e["attributes"]
+    lines = [head, "  " + "  ".join(f"{k} {','.join(map(str, v)) if isinstance(v, list) else str(v).lower()}"
+                                    for k, v in a.items()),
+             f"  input [{','.join(e['input'])}]" if e["input"] is not None else "  input: dynamic rank"]
+    for ax in e["axes"]:
+        pads = f"pads {ax['pads'][0]}+{ax['pads'][1]}" if ax["pads"] else "pads unknown"
+        lines.append(f"  {ax['arithmetic']}   (kernel {ax['kernel']}, stride {ax['stride']}, dilation"
+                     f" {ax['dilation']}, {pads})")
+        if ax["pads_from"]:
+            lines.append(f"      {ax['pads_from']}")
+    for o in e["outputs"]:
+        declared = f"[{','.join(o['declared'])}]" if o["declared"] is not None else "no dims"
+        mark = f"   <- differs: {', '.join(o['differs'])}" if o["differs"] else ""
+        lines.append(f"  output port {o['port']}: computed [{','.join(o['computed'])}], declared {declared}{mark}")
+    return "\n".join(lines)
+
+
+def explain(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES) -> str:
+    """The text of explain_entries: a block per pooling layer."""
+    return "\n".join(render(e) for e in explain_entries(source, layer, max_bytes=max_bytes))
+
+
+__all__ = ["explain", "explain_entries", "render"]

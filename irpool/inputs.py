@@ -1,0 +1,113 @@
+"""What the command line reads: FILE arguments (a path, `-` for standard input, a pipe, or a folder searched
+for IR .xml files) and the arrays `run -i` names."""
+from __future__ import annotations
+
+import os
+import sys
+import zipfile
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+from .errors import IRError
+from .formats import FileResult
+
+STDIN = "-"
+
+
+def expand(args) -> list:
+    """(shown name, source, found in a folder) for each FILE argument; a folder gives its .xml files."""
+    items = []
+    for arg in args:
+        if arg == STDIN:
+            items.append(("<stdin>", STDIN, False))
+        elif os.path.isdir(arg):
+            for root, dirs, files in os.walk(arg):
+                dirs.sort()
+                items.extend((os.path.join(root, f), os.path.join(root, f), True)
+                             for f in sorted(files) if f.lower().endswith(".xml"))
+        else:
+            items.append((arg, arg, False))
+    return items
+
+
+def check_one(item, max_bytes: int) -> FileResult:
+    """irpool.check of one item as a FileResult: XML that is not IR, found in a folder, is skipped."""
+    from .ir import check
+    name, source, found = item
+    try:
+        report = check(sys.stdin.buffer if source == STDIN else source, max_bytes=max_bytes)
+    except IRError as e:
+        status = "skipped" if found and e.code == "not-ir" else "unreadable"
+        return FileResult(name, status, e.reason)
+    for f in report.findings:
+        f.file = name
+    return FileResult(name, "ok", findings=report.findings, pooling_layers=report.pooling_layers)
+
+
+def check_all(items, max_bytes: int, jobs: int):
+    """FileResults in the order of `items`, on `jobs` processes (standard input on this one)."""
+    if jobs <= 1 or len(items) <= 1:
+        yield from (check_one(item, max_bytes) for item in items)
+        return
+    with ProcessPoolExecutor(min(jobs, len(items))) as pool:
+        futures = [None if item[1] == STDIN else pool.submit(check_one, item, max_bytes) for item in items]
+        for item, future in zip(items, futures):
+            yield check_one(item, max_bytes) if future is None else future.result()
+
+
+def load_arrays(items) -> dict:
+    """`-i NAME=file.npy`, `-i NAME=file.npz` (its array NAME, or its only array) or `-i file.npz` (every
+    array by its own name): {name: array}; a name given twice, or a file numpy cannot read, is refused."""
+    arrays = {}
+
+    def add(name, array, origin):
+        if name in arrays:
+            raise IRError(f"-i gives input {name!r} twice (again from {origin})")
+        arrays[name] = array
+
+    for item in items:
+        name, sep, path = item.partition("=")
+        if not sep:
+            name, path = None, item
+        if sep and not name:
+            raise IRError(f"-i takes NAME=file.npy, NAME=file.npz or file.npz, got {item!r}")
+        data = _load(path)
+        if isinstance(data, dict):
+            if name is None:
+                for key, array in data.items():
+                    add(key, array, path)
+            elif name in data:
+                add(name, data[name], path)
+            elif len(data) == 1:
+                add(name, next(iter(data.values())), path)
+            else:
+                raise IRError(f"{path} holds arrays {', '.join(map(repr, data))}, none named {name!r}: say which"
+                              f" with -i {name}=<file holding one array>, or name the inputs in the .npz")
+        elif name is None:
+            raise IRError(f"-i {item}: a .npy holds one unnamed array; give it a name: -i NAME={path}")
+        else:
+            add(name, data, path)
+    return arrays
+
+
+def _load(path: str):
+    """An array (.npy) or {name: array} (.npz), read without pickles; IRError in irpool's words otherwise."""
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(6)
+    except OSError as e:
+        raise IRError(f"cannot read input file {path}: {e.strerror or e}") from None
+    if magic[:4] == b"PK\x03\x04":
+        try:
+            with np.load(path, allow_pickle=False) as npz:
+                return {k: npz[k] for k in npz.files}
+        except (OSError, ValueError, zipfile.BadZipFile) as e:
+            raise IRError(f"cannot read input file {path}: a damaged .npz ({e})") from None
+    if magic != b"\x93NUMPY":
+        raise IRError(f"input file {path} is not a numpy .npy or .npz file")
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        reason = "it holds Python objects, which irpool does not load" if "pickle" in str(e) else str(e)
+        raise IRError(f"cannot read input file {path}: {reason}") from None

@@ -1,0 +1,80 @@
+"""Writing `run -o` outputs as careful tools do: the target is checked before anything is computed; the .npz
+is written to a temporary file beside it and renamed over it, so a reader never sees half a file; an
+existing file keeps its mode (a new one gets the umask's), a symlink is written through to its target, and
+SIGINT, SIGTERM or SIGHUP during the write leave no temporary file and the old file intact."""
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import stat
+import tempfile
+import zipfile
+
+import numpy as np
+
+from .errors import IRError
+
+_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def target(path: str) -> str:
+    """The file that `-o path` replaces (a symlink's target); IRError for what cannot be written."""
+    if path == "":
+        raise IRError("-o needs a file name")
+    if path == "-":
+        raise IRError("-o -: irpool writes its .npz to a named file only, not to standard output")
+    real = os.path.realpath(path) if os.path.islink(path) else path
+    folder = os.path.dirname(os.path.abspath(real))
+    if not os.path.isdir(folder):
+        raise IRError(f"-o {path}: the folder {folder} does not exist")
+    if os.path.isdir(real):
+        raise IRError(f"-o {path} is a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise IRError(f"-o {path}: the folder {folder} is not writable")
+    return real
+
+
+def _mode(real: str) -> int:
+    try:
+        return stat.S_IMODE(os.stat(real).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+@contextlib.contextmanager
+def _signals_raise():
+    """SIGTERM and SIGHUP raise SystemExit (128 + signal) meanwhile, as SIGINT raises KeyboardInterrupt,
+    so that the cleanup below runs."""
+    def stop(signum, _frame):
+        raise SystemExit(128 + signum)
+    old = {s: signal.signal(s, stop) for s in _SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+
+
+def write_npz(path: str, arrays: dict) -> str:
+    """Write {name: array} as an .npz to `path` atomically; the file written (a symlink's target)."""
+    real = target(path)
+    mode = _mode(real)
+    tmp = None
+    with _signals_raise():
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".irpool-", suffix=".npz", dir=os.path.dirname(os.path.abspath(real)))
+            with os.fdopen(fd, "wb") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+                for name, array in arrays.items():
+                    with z.open(f"{name}.npy", "w", force_zip64=True) as member:
+                        np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
+            os.chmod(tmp, mode)
+            os.replace(tmp, real)
+        except BaseException:
+            if tmp is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
+            raise
+    return real
