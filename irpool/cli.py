@@ -61,13 +61,24 @@ def _run(args) -> int:
 
 
 def _explain(args) -> int:
-    from .ir.explain import explain_entries, render
-    entries = explain_entries(_source(args.file), args.layer, max_bytes=args.max_bytes)
+    """Each layer printed as check reaches it: text blocks, or one JSON document streamed entry by entry."""
+    from .ir.explain import each_entry, render
+    failed = []
+
+    def show(e):
+        failed.append(bool(e["error"]))
+        if args.json:
+            print((",\n" if len(failed) > 1 else "") + json.dumps(e, indent=1), end="")
+        else:
+            print(render(e))
     if args.json:
-        print(json.dumps(dict(irpool=__version__, layers=entries), indent=1))
-    else:
-        print("\n".join(render(e) for e in entries) if entries else "no pooling layers")
-    return 1 if any(e["error"] for e in entries) else 0
+        print(f'{{"irpool": {json.dumps(__version__)}, "layers": [')
+    count = each_entry(_source(args.file), show, args.layer, max_bytes=args.max_bytes)
+    if args.json:
+        print("\n]}")
+    elif not count:
+        print("no pooling layers")
+    return 1 if any(failed) else 0
 
 
 def _size(text: str) -> int:

@@ -50,7 +50,7 @@ class Report:
     file: str | None
     findings: list = field(default_factory=list)
     pooling_layers: int = 0      # how many pooling layers were checked, bodies included
-    explained: list | None = field(default=None, repr=False)   # check(explain=True): what decides each layer
+    explained: object = field(default=None, repr=False)   # check(explain=...): a list or callable receiving records
 
     @property
     def ok(self) -> bool:
@@ -238,9 +238,10 @@ class _Net:
 
     def record(self, layer, x_dims, **what) -> None:
         """For check(explain=True): what decides a pooling layer's output, or why it cannot be computed."""
-        if self.report.explained is not None:
-            self.report.explained.append(dict(layer=layer, path=self.path, x_dims=x_dims, pl=None, plans=None,
-                                              computed=None, error=None) | what)
+        sink = self.report.explained
+        if sink is not None:
+            rec = dict(layer=layer, path=self.path, x_dims=x_dims, pl=None, plans=None, computed=None, error=None)
+            (sink if callable(sink) else sink.append)(rec | what)
 
     def port_dims(self, layer, pl, x_dims, plans, computed, port) -> None:
         """A declared output port against the computed dims: a static dim must equal the computed value,
@@ -357,16 +358,17 @@ class _Net:
         return [lenient_dim(t) for t in raw] if raw else declared
 
 
-def check(source, *, max_bytes: int = MAX_BYTES, explain: bool = False) -> Report:
+def check(source, *, max_bytes: int = MAX_BYTES, explain=False) -> Report:
     """Check every pooling layer, every edge and every Parameter of an IR file, string or bytes, bodies of
     TensorIterator, Loop and If included.
 
     Streams: top-level layers are checked as they are read and then kept only as their ports' raw dims, for
     the edges; a pooling or Parameter layer identical (but for id and name) to one found clean is not checked
-    again. `explain`: also record, in `Report.explained`, what decides each pooling layer (explain.py).
+    again. `explain`: also record what decides each pooling layer (explain.py): True collects the records in
+`Report.explained`; a callable receives each as it is made, so nothing is kept.
     """
     doc = Document(source, max_bytes=max_bytes)
-    report = Report(doc.file, explained=[] if explain else None)
+    report = Report(doc.file, explained=explain if callable(explain) else [] if explain else None)
     net = _Net(doc, report)
     for holder, n in doc.batches():
         if holder is None:

@@ -60,17 +60,29 @@ def _entry(rec) -> dict:
     return e
 
 
+def each_entry(source, sink, layer: str | None = None, *, max_bytes: int = MAX_BYTES) -> int:
+    """Hand `sink` one dict per pooling layer as check reaches it (bodies included; a layer whose input
+    waits for the edges comes after the others): its attributes with defaults applied, input, each axis's
+    pads and arithmetic, each output port's computed and declared dims; `error` when it cannot be computed.
+    `layer` selects by id or name. Keeps nothing: memory stays as check's. Returns how many were handed."""
+    count = 0
+
+    def take(rec):
+        nonlocal count
+        if layer is None or layer in (rec["layer"].id, rec["layer"].name):
+            count += 1
+            sink(_entry(rec))
+    report = check(source, max_bytes=max_bytes, explain=take)
+    if layer is not None and not count:
+        raise IRError(f"no pooling layer has id or name {layer!r}", file=report.file, code="no-such-layer")
+    return count
+
+
 def explain_entries(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES) -> list:
-    """One dict per pooling layer (bodies included, document order): its attributes with defaults applied, input,
-    each axis's pads and arithmetic, each output port's computed and declared dims; `error` when it cannot be
-    computed. `layer` selects by id or name."""
-    report = check(source, max_bytes=max_bytes, explain=True)
-    entries = [_entry(r) for r in sorted(report.explained, key=lambda r: r["layer"].line or 0)]
-    if layer is not None:
-        entries = [e for e in entries if layer in (e["layer_id"], e["layer_name"])]
-        if not entries:
-            raise IRError(f"no pooling layer has id or name {layer!r}", file=report.file, code="no-such-layer")
-    return entries
+    """each_entry's dicts as a list, in document order."""
+    entries = []
+    each_entry(source, entries.append, layer, max_bytes=max_bytes)
+    return sorted(entries, key=lambda e: e["line"] or 0)
 
 
 def render(e: dict) -> str:
@@ -101,4 +113,4 @@ def explain(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES) -> 
     return "\n".join(render(e) for e in explain_entries(source, layer, max_bytes=max_bytes))
 
 
-__all__ = ["explain", "explain_entries", "render"]
+__all__ = ["each_entry", "explain", "explain_entries", "render"]

@@ -385,7 +385,7 @@ def _layer(el, problems, bodies: bool = True) -> Layer:
                 if p.tag != "port" or p.get("id") is None:
                     odd = True
                     continue
-                ports.append(_port(p, problems))
+                ports.append(_port(p, problems, el))
             sections[tag] = ports
     if odd:
         _validate(el, problems)
@@ -426,7 +426,7 @@ def light_ports(el):
     return sides.get("output", {}), sides.get("input", {})
 
 
-def _port(el, problems) -> Port:
+def _port(el, problems, layer) -> Port:
     dims, raw, lines = [], [], []
     for d in el.iterchildren("dim"):
         raw.append(d.text)
@@ -434,8 +434,9 @@ def _port(el, problems) -> Port:
         try:
             dims.append(parse_dim(d.text))
         except ValueError as e:
-            problems.append((line_of(d), f"port {el.get('id')}: <dim>{d.text}</dim> is not a dimension: {e}"
-                                           " (an integer >= 0, -1 or ? for dynamic, or an interval a..b)"))
+            problems.append((line_of(d), f"layer id={layer.get('id')} name={layer.get('name')!r} port {el.get('id')}:"
+                                         f" <dim>{d.text}</dim> is not a dimension: {e} (an integer >= 0, -1 or ?"
+                                         " for dynamic, or an interval a..b)"))
             dims.append(DYNAMIC)
     return Port(el.get("id"), el.get("precision"), el.get("names"), line_of(el), tuple(raw), tuple(lines), dims)
 

@@ -147,35 +147,65 @@ def _run_net(net: Net, inputs, threads) -> dict:
             raise IRError(f"input port {e.to_port} of layer {e.to_layer} is fed by two edges", file=file,
                           line=e.line, code="edge-mismatch")
         feeds[(e.to_layer, e.to_port)] = (e.from_layer, e.from_port)
-    values = {}         # (layer id, output port id) -> array
-    results = {}
-    pending = [lay for lay in net.layers]
-    while pending:
-        progressed = False
-        for layer in list(pending):
-            if layer.type == "Parameter":
-                port = layer.outputs[0].id if layer.outputs else "0"
-                values[(layer.id, port)] = _feed(layer, file, bound[layer.id])
-            else:
-                if not layer.inputs:
-                    raise IRError(f"{layer.type} layer has no input port", code="bad-structure",
-                                  **layer.where(file))
-                src = feeds.get((layer.id, layer.inputs[0].id))
-                if src is None:
-                    raise IRError(f"input port {layer.inputs[0].id} is not fed by any edge", code="edge-mismatch",
-                                  **layer.where(file, layer.inputs[0].line))
-                if src not in values:
-                    continue
-                if layer.type == "Result":
-                    results[layer.id] = values[src]
-                else:
-                    outs = _execute(layer, file, values[src], threads)
-                    for port, arr in zip(layer.outputs, outs):
-                        values[(layer.id, port.id)] = arr
-            pending.remove(layer)
-            progressed = True
-        if not progressed:
-            stuck = pending[0]
-            raise IRError("the layer's input is never computed (a cycle, or an edge from a missing port)",
-                          code="edge-mismatch", **stuck.where(file))
+    source = {}         # layer id -> (layer id, output port id) its one input comes from
+    for layer in net.layers:
+        if layer.type == "Parameter":
+            continue
+        if not layer.inputs:
+            raise IRError(f"{layer.type} layer has no input port", code="bad-structure", **layer.where(file))
+        src = feeds.get((layer.id, layer.inputs[0].id))
+        if src is None:
+            raise IRError(f"input port {layer.inputs[0].id} is not fed by any edge", code="edge-mismatch",
+                          **layer.where(file, layer.inputs[0].line))
+        source[layer.id] = src
+    uses = {}           # (layer id, output port id) -> how many layers still read it
+    for src in source.values():
+        uses[src] = uses.get(src, 0) + 1
+    values, results = {}, {}     # values: (layer id, output port id) -> array, freed after its last reader
+    for layer in _in_order(net, source):
+        if layer.type == "Parameter":
+            port = layer.outputs[0].id if layer.outputs else "0"
+            values[(layer.id, port)] = _feed(layer, file, bound[layer.id])
+            continue
+        src = source[layer.id]
+        if src not in values:
+            raise IRError("the layer's input is never computed (an edge from a port that gives nothing)",
+                          code="edge-mismatch", **layer.where(file))
+        x = values[src]
+        uses[src] -= 1
+        if not uses[src]:
+            del values[src]
+        if layer.type == "Result":
+            results[layer.id] = x
+        else:
+            outs = _execute(layer, file, x, threads)
+            del x
+            for port, arr in zip(layer.outputs, outs):
+                if uses.get((layer.id, port.id)):
+                    values[(layer.id, port.id)] = arr
     return {lay.name: results[lay.id] for lay in net.layers if lay.type == "Result"}
+
+
+def _in_order(net: Net, source: dict) -> list:
+    """The layers, each after the layer it reads (a depth-first walk: time linear in layers and edges)."""
+    state, order = {}, []                 # layer id -> 1 on the walk's path, 2 placed
+    for first in net.layers:
+        stack = [first]
+        while stack:
+            layer = stack[-1]
+            if state.get(layer.id) == 2:
+                stack.pop()
+                continue
+            state[layer.id] = 1
+            src = source.get(layer.id)
+            before = net.layer(src[0]) if src else None
+            if before is not None and state.get(before.id) != 2:
+                if state.get(before.id) == 1:
+                    raise IRError("the layer's input depends on its own output (a cycle)", code="edge-mismatch",
+                                  **layer.where(net.file))
+                stack.append(before)
+                continue
+            state[layer.id] = 2
+            order.append(layer)
+            stack.pop()
+    return order
