@@ -257,3 +257,21 @@ def test_run_orders_a_reversed_chain_in_linear_time():
         np.testing.assert_array_equal(irpool.run(xml, {"x": x}, threads=1)["out"], x)
         times[reverse] = min(times.get(reverse, 1e9), time.perf_counter() - t)
     assert times[True] < 2 * times[False], times
+
+
+def test_net_level_rt_info_costs_time_linear_in_its_size():
+    """4x the <rt_info> takes less than 8x the time (it was quadratic: 16 MB took 244 s), in check and run."""
+    base = SMALL.read_text()
+
+    def net(mb):
+        info = "".join(f'<info name="k{i}" value="{"v" * 40}"/>' for i in range(mb * (1 << 20) // 60))
+        return base.replace("</net>", f"<rt_info>{info}</rt_info></net>")
+    small, big = net(2), net(8)
+    x = np.zeros((1, 4, 16, 16), np.float32)
+    for fn in (irpool.check, lambda s: irpool.run(s, {"image": x})):
+        t = {}
+        for name, doc in (("small", small), ("big", big), ("small", small), ("big", big)):
+            start = time.perf_counter()
+            fn(doc)
+            t[name] = min(t.get(name, 1e9), time.perf_counter() - start)
+        assert t["big"] < 8 * t["small"], t
