@@ -2,6 +2,6 @@
 from .check import Finding, Report, check
 from .explain import explain
 from .parse import Layer, Net, parse
-from .run import run
+from .run import Program, load, run
 
-__all__ = ["Finding", "Report", "check", "explain", "parse", "run", "Layer", "Net"]
+__all__ = ["Finding", "Report", "check", "explain", "parse", "run", "load", "Program", "Layer", "Net"]

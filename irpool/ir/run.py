@@ -13,23 +13,25 @@ from .parse import MAX_BYTES, REQUIRED, Layer, Net, parse
 RUNNABLE = ("Parameter", "Result", "MaxPool", "AvgPool")
 
 
+def load(source, *, max_bytes: int = MAX_BYTES) -> "Program":
+    """A net or bare layer parsed, checked for running and ordered once, to run many times."""
+    return Program(parse(source, max_bytes=max_bytes))
+
+
 def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = None) -> dict:
     """Snippet: {output port id: array}. Net: {Result layer name: array}, in the order Results appear.
 
-    `threads`: how many threads each pooling layer may use (None: every core)."""
-    net = parse(source, max_bytes=max_bytes)
-    if net.problems:
-        line, message = net.problems[0]
-        raise IRError(message, file=net.file, line=line, code="bad-structure")
-    if net.is_snippet:
-        return _run_snippet(net, inputs, threads)
-    return _run_net(net, inputs, threads)
+    `threads`: how many threads each pooling layer may use (None: every core). load(source).run(inputs)."""
+    return load(source, max_bytes=max_bytes).run(inputs, threads)
 
 
-def _execute(layer: Layer, file, x, threads) -> list:
-    """One pooling layer on an array, computed in the type OpenVINO's CPU plugin computes its type in."""
+def _execute(layer: Layer, file, x, threads, interpreted: dict) -> list:
+    """One pooling layer on an array, computed in the type OpenVINO's CPU plugin computes its type in.
+    `interpreted`: (layer id, rank) -> its PoolLayer, kept between runs."""
     x = np.asarray(x)
-    pl = interpret(layer, file, x.ndim)
+    pl = interpreted.get((layer.id, x.ndim))
+    if pl is None:
+        pl = interpreted[(layer.id, x.ndim)] = interpret(layer, file, x.ndim)
     declared = layer.inputs[0].dims
     if declared and (x.ndim != len(declared) or not all(compatible(d, n) for d, n in zip(declared, x.shape))):
         raise IRError(f"input array has shape {list(x.shape)}, input port {layer.inputs[0].id} declares"
@@ -50,21 +52,6 @@ def _execute(layer: Layer, file, x, threads) -> list:
         return [et.from_compute(pool(et.to_compute(x), pl.spec, threads=threads))]
     except IRError as e:
         raise e.located(**layer.where(file)) from None
-
-
-def _run_snippet(net: Net, inputs, threads) -> dict:
-    layer = net.layers[0]
-    if not is_pooling(layer):
-        raise IRError(f"irpool runs MaxPool and AvgPool layers, not {layer.type}", code="unsupported",
-                      **layer.where(net.file))
-    if isinstance(inputs, dict):
-        if set(inputs) - {"0", layer.inputs[0].id if layer.inputs else "0"} or len(inputs) != 1:
-            raise IRError(f"a bare layer takes one input array (or {{'0': array}}), got keys {sorted(inputs)}",
-                          code="bad-input", **layer.where(net.file))
-        inputs = next(iter(inputs.values()))
-    outs = _execute(layer, net.file, inputs, threads)
-    ids = [p.id for p in layer.outputs] + [str(i + 1) for i in range(len(layer.outputs), len(outs))]
-    return dict(zip(ids, outs))
 
 
 def _feed(layer: Layer, file, x) -> np.ndarray:
@@ -116,74 +103,110 @@ def _bind_inputs(params: list, file, inputs) -> dict:
     return bound
 
 
-def _run_net(net: Net, inputs, threads) -> dict:
-    file = net.file
-    seen, results = set(), {}
-    for layer in net.layers:
-        missing = [a for a in REQUIRED if getattr(layer, a) is None]
-        if missing:
-            raise IRError(f"<layer> lacks {', '.join(missing)}, which OpenVINO requires on every layer",
-                          code="bad-structure", **layer.where(file))
-        if layer.id in seen:
-            raise IRError(f"layer id {layer.id} is used twice", code="duplicate-id", **layer.where(file))
-        seen.add(layer.id)
-        if layer.type == "Result" and layer.name in results:
-            first = results[layer.name]
-            raise IRError(f"two Result layers are named {layer.name!r} (ids {first.id}, line {first.line}, and"
-                          f" {layer.id}): run returns outputs by Result name and would lose one",
-                          code="duplicate-name", **layer.where(file))
-        results.setdefault(layer.name, layer)
-        if layer.type not in RUNNABLE:
-            raise IRError(f"irpool runs nets of Parameter, MaxPool, AvgPool and Result layers, not {layer.type}",
-                          code="unsupported", **layer.where(file))
-    params = [lay for lay in net.layers if lay.type == "Parameter"]
-    bound = _bind_inputs(params, file, inputs)
-    feeds = {}          # (to-layer, to-port) -> (from-layer, from-port)
-    for e in net.edges:
-        if net.layer(e.from_layer) is None or net.layer(e.to_layer) is None:
-            raise IRError(f"edge {e.from_layer}:{e.from_port} -> {e.to_layer}:{e.to_port} names a missing layer",
-                          file=file, line=e.line, code="edge-mismatch")
-        if (e.to_layer, e.to_port) in feeds:
-            raise IRError(f"input port {e.to_port} of layer {e.to_layer} is fed by two edges", file=file,
-                          line=e.line, code="edge-mismatch")
-        feeds[(e.to_layer, e.to_port)] = (e.from_layer, e.from_port)
-    source = {}         # layer id -> (layer id, output port id) its one input comes from
-    for layer in net.layers:
-        if layer.type == "Parameter":
-            continue
-        if not layer.inputs:
-            raise IRError(f"{layer.type} layer has no input port", code="bad-structure", **layer.where(file))
-        src = feeds.get((layer.id, layer.inputs[0].id))
-        if src is None:
-            raise IRError(f"input port {layer.inputs[0].id} is not fed by any edge", code="edge-mismatch",
-                          **layer.where(file, layer.inputs[0].line))
-        source[layer.id] = src
-    uses = {}           # (layer id, output port id) -> how many layers still read it
-    for src in source.values():
-        uses[src] = uses.get(src, 0) + 1
-    values, results = {}, {}     # values: (layer id, output port id) -> array, freed after its last reader
-    for layer in _in_order(net, source):
-        if layer.type == "Parameter":
-            port = layer.outputs[0].id if layer.outputs else "0"
-            values[(layer.id, port)] = _feed(layer, file, bound[layer.id])
-            continue
-        src = source[layer.id]
-        if src not in values:
-            raise IRError("the layer's input is never computed (an edge from a port that gives nothing)",
-                          code="edge-mismatch", **layer.where(file))
-        x = values[src]
-        uses[src] -= 1
-        if not uses[src]:
-            del values[src]
-        if layer.type == "Result":
-            results[layer.id] = x
-        else:
-            outs = _execute(layer, file, x, threads)
-            del x
-            for port, arr in zip(layer.outputs, outs):
-                if uses.get((layer.id, port.id)):
-                    values[(layer.id, port.id)] = arr
-    return {lay.name: results[lay.id] for lay in net.layers if lay.type == "Result"}
+class Program:
+    """A net (or a bare layer) checked for running and ordered once; `run` binds inputs and executes.
+
+    Every refusal that does not depend on the inputs is raised here, by irpool.load, with its layer and
+    line; the interpretation of each pooling layer is kept per input rank."""
+
+    def __init__(self, net: Net):
+        self.net, self.file = net, net.file
+        self.interpreted = {}
+        if net.problems:
+            line, message = net.problems[0]
+            raise IRError(message, file=net.file, line=line, code="bad-structure")
+        if net.is_snippet:
+            layer = net.layers[0]
+            if not is_pooling(layer):
+                raise IRError(f"irpool runs MaxPool and AvgPool layers, not {layer.type}", code="unsupported",
+                              **layer.where(net.file))
+            return
+        file, seen, results = net.file, set(), {}
+        for layer in net.layers:
+            missing = [a for a in REQUIRED if getattr(layer, a) is None]
+            if missing:
+                raise IRError(f"<layer> lacks {', '.join(missing)}, which OpenVINO requires on every layer",
+                              code="bad-structure", **layer.where(file))
+            if layer.id in seen:
+                raise IRError(f"layer id {layer.id} is used twice", code="duplicate-id", **layer.where(file))
+            seen.add(layer.id)
+            if layer.type == "Result" and layer.name in results:
+                first = results[layer.name]
+                raise IRError(f"two Result layers are named {layer.name!r} (ids {first.id}, line {first.line}, and"
+                              f" {layer.id}): run returns outputs by Result name and would lose one",
+                              code="duplicate-name", **layer.where(file))
+            results.setdefault(layer.name, layer)
+            if layer.type not in RUNNABLE:
+                raise IRError(f"irpool runs nets of Parameter, MaxPool, AvgPool and Result layers, not {layer.type}",
+                              code="unsupported", **layer.where(file))
+        self.params = [lay for lay in net.layers if lay.type == "Parameter"]
+        feeds = {}          # (to-layer, to-port) -> (from-layer, from-port)
+        for e in net.edges:
+            if net.layer(e.from_layer) is None or net.layer(e.to_layer) is None:
+                raise IRError(f"edge {e.from_layer}:{e.from_port} -> {e.to_layer}:{e.to_port} names a missing layer",
+                              file=file, line=e.line, code="edge-mismatch")
+            if (e.to_layer, e.to_port) in feeds:
+                raise IRError(f"input port {e.to_port} of layer {e.to_layer} is fed by two edges", file=file,
+                              line=e.line, code="edge-mismatch")
+            feeds[(e.to_layer, e.to_port)] = (e.from_layer, e.from_port)
+        self.source = {}    # layer id -> (layer id, output port id) its one input comes from
+        for layer in net.layers:
+            if layer.type == "Parameter":
+                continue
+            if not layer.inputs:
+                raise IRError(f"{layer.type} layer has no input port", code="bad-structure", **layer.where(file))
+            src = feeds.get((layer.id, layer.inputs[0].id))
+            if src is None:
+                raise IRError(f"input port {layer.inputs[0].id} is not fed by any edge", code="edge-mismatch",
+                              **layer.where(file, layer.inputs[0].line))
+            self.source[layer.id] = src
+        self.readers = {}   # (layer id, output port id) -> how many layers read it
+        for src in self.source.values():
+            self.readers[src] = self.readers.get(src, 0) + 1
+        self.order = _in_order(net, self.source)
+
+    def run(self, inputs, threads: int | None = None) -> dict:
+        """As irpool.run: {Result name: array} for a net, {output port id: array} for a bare layer."""
+        if self.net.is_snippet:
+            return self._run_snippet(inputs, threads)
+        file, net = self.file, self.net
+        bound = _bind_inputs(self.params, file, inputs)
+        uses = dict(self.readers)
+        values, results = {}, {}     # values: (layer id, output port id) -> array, freed after its last reader
+        for layer in self.order:
+            if layer.type == "Parameter":
+                port = layer.outputs[0].id if layer.outputs else "0"
+                values[(layer.id, port)] = _feed(layer, file, bound[layer.id])
+                continue
+            src = self.source[layer.id]
+            if src not in values:
+                raise IRError("the layer's input is never computed (an edge from a port that gives nothing)",
+                              code="edge-mismatch", **layer.where(file))
+            x = values[src]
+            uses[src] -= 1
+            if not uses[src]:
+                del values[src]
+            if layer.type == "Result":
+                results[layer.id] = x
+            else:
+                outs = _execute(layer, file, x, threads, self.interpreted)
+                del x
+                for port, arr in zip(layer.outputs, outs):
+                    if uses.get((layer.id, port.id)):
+                        values[(layer.id, port.id)] = arr
+        return {lay.name: results[lay.id] for lay in net.layers if lay.type == "Result"}
+
+    def _run_snippet(self, inputs, threads) -> dict:
+        net, layer = self.net, self.net.layers[0]
+        if isinstance(inputs, dict):
+            if set(inputs) - {"0", layer.inputs[0].id if layer.inputs else "0"} or len(inputs) != 1:
+                raise IRError(f"a bare layer takes one input array (or {{'0': array}}), got keys {sorted(inputs)}",
+                              code="bad-input", **layer.where(net.file))
+            inputs = next(iter(inputs.values()))
+        outs = _execute(layer, net.file, inputs, threads, self.interpreted)
+        ids = [p.id for p in layer.outputs] + [str(i + 1) for i in range(len(layer.outputs), len(outs))]
+        return dict(zip(ids, outs))
+
 
 
 def _in_order(net: Net, source: dict) -> list:
