@@ -532,3 +532,19 @@ def test_two_results_of_one_name_are_refused_by_run():
     assert [r.get_friendly_name() for r in model.get_results()] == ["out0", "out0"]
     with pytest.raises(irpool.IRError, match=r"two Result layers are named 'out0' \(ids 2, line \d+, and 3\)"):
         irpool.run(xml, {"x": np.zeros((1, 1, 4, 4), np.float32)})
+
+
+@pytest.mark.parametrize("shape", [[0, 3, 8, 8], [1, 0, 8], [1, 3, 0, 8], [2, 3, 8, 8], [1, 1, 5, 5, 0]])
+def test_empty_batch_channels_or_axes_are_refused_as_openvino_refuses_them(shape):
+    from irbuild import net_xml
+    nd = len(shape) - 2
+    cfg = dict(op="MaxPool", version=8, shape=shape, dtype="float32", kernel=[1] * nd, strides=[1] * nd,
+               pads_begin=[0] * nd, pads_end=[0] * nd, auto_pad="explicit", rounding_type="floor", dilations=[1] * nd,
+               index_element_type="i64", axis=0)
+    try:
+        o8.max_pool(o1.parameter(shape, ov.Type.f32), [1] * nd, [1] * nd, [0] * nd, [0] * nd, [1] * nd)
+        refused = False
+    except RuntimeError:
+        refused = True
+    findings = irpool.check(net_xml(cfg)).findings
+    assert bool([f for f in findings if f.code == "bad-shape"]) == refused, (shape, [str(f) for f in findings])

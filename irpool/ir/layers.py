@@ -141,6 +141,11 @@ def check_dims(pl: PoolLayer, dims, file: str | None) -> None:
     spec = pl.spec
     if dims is None:
         return
+    for axis, what in ((0, "Batch size"), (1, "Channel count")):
+        if dims[axis] == 0:
+            raise IRError(f"{pl.op}: {what} is zero: OpenVINO refuses an input of shape"
+                          f" [{','.join(str(d) if isinstance(d, int) else '?' for d in dims)}]",
+                          code="bad-shape", **pl.layer.where(file, pl.layer.inputs[0].line))
     if spec.reduction == "avg" and spec.count == "exclude_pad" and spec.auto_pad == "explicit":
         for i, (k, pb, pe) in enumerate(zip(spec.dilated_kernel, spec.pads_begin, spec.pads_end)):
             if isinstance(dims[2 + i], int) and not (k > pb and k > pe):
