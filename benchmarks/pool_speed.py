@@ -24,6 +24,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np  # noqa: E402
 
+import irpool  # noqa: E402
+import irpool.onnx  # noqa: E402
 from irpool.core import PoolSpec, pool, release_workspaces  # noqa: E402
 
 # name, reduction, shape, kernel, strides, pads (both ends), dilations, extra
@@ -196,6 +198,53 @@ def check_equal(c, x, threads):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
 
 
+SMALL = dict(name="max2x2s2 1x1x4x4", shape=(1, 1, 4, 4), k=(2, 2), s=(2, 2), p=(0, 0), red="max")
+
+
+def per_call(fn, calls=2000, batches=5) -> float:
+    """Seconds per call: the median over batches of many calls (one call is a few microseconds)."""
+    for _ in range(50):
+        fn()
+    times = []
+    for _ in range(batches):
+        t = time.perf_counter()
+        for _ in range(calls // batches):
+            fn()
+        times.append((time.perf_counter() - t) / (calls // batches))
+    return sorted(times)[len(times) // 2]
+
+
+def small_calls(threads) -> None:
+    """A 1x1x4x4 MaxPool called many times: irpool's one-shot and prepared forms (IR and ONNX) against an
+    OpenVINO infer request and an onnxruntime session on the same layer."""
+    import openvino as ov
+    import openvino.opset1 as o1
+    import openvino.opset14 as o14
+    c = SMALL
+    x = np.random.default_rng(1).standard_normal(c["shape"], dtype=np.float32)
+    param = o1.parameter(list(c["shape"]), np.float32, name="x")
+    node = o14.max_pool(param, c["s"], (1, 1), c["p"], c["p"], c["k"], "floor", "explicit", "i64", 0)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "small.xml")
+        ov.save_model(ov.Model([node.output(0)], [param], "small"), path)
+        xml = open(path, "rb").read()
+    program = irpool.load(xml)
+    onnx_node = irpool.onnx.compile("MaxPool", dict(kernel_shape=list(c["k"]), strides=list(c["s"])), opset=18)
+    t = threads or None
+    rows = {"irpool.run (file to outputs)": per_call(lambda: irpool.run(xml, {"x": x}, threads=t), calls=500),
+            "irpool.load(...).run": per_call(lambda: program.run({"x": x}, threads=t)),
+            "irpool.onnx.run": per_call(lambda: irpool.onnx.run("MaxPool", x, dict(kernel_shape=[2, 2], strides=[2, 2]),
+                                                                 opset=18, threads=t)),
+            "irpool.onnx.compile(...).run": per_call(lambda: onnx_node.run(x, threads=t)),
+            "openvino infer request": per_call(peer_openvino(c, x, threads)),
+            "onnxruntime session.run": per_call(peer_onnxruntime(c, x, threads))}
+    ov_us = rows["openvino infer request"]
+    print(f"\nsmall calls, {c['name']} (us per call, median of 5 batches):\n")
+    print("| call | us | / openvino infer request |\n|---|---|---|")
+    for name, sec in rows.items():
+        print(f"| {name} | {sec * 1e6:.1f} | {sec / ov_us:.2f} |")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, default=1, help="threads per runtime; 0 = every core")
@@ -248,6 +297,8 @@ def main(argv=None) -> int:
     if "onnx-ref" in worst:
         print(f"# irpool is at least {1 / worst['onnx-ref']:.0f}x faster than onnx's reference evaluator")
     print("# '~': estimated from a slice of the input (see --reference-max)")
+    if not args.case:
+        small_calls(args.threads)
     return 0
 
 

@@ -47,6 +47,8 @@ X4 = np.arange(2 * 3 * 5 * 5, dtype=np.float32).reshape(2, 3, 5, 5)
 def test_version_specific_refusals(op, opset, attrs, dtype, message):
     with pytest.raises(IRError, match=message):
         irpool.onnx.run(op, X4.astype(dtype), attrs, opset=opset)
+    with pytest.raises(IRError, match=message):                   # the prepared form refuses alike
+        irpool.onnx.compile(op, attrs, opset=opset).run(X4.astype(dtype))
 
 
 def test_more_refusals():

@@ -43,6 +43,7 @@ CHUNK_BYTES = 1 << 20           # phase buffer per chunk: about half this machin
 THREAD_CHUNK_BYTES = 4 << 20
 PARALLEL_BYTES = 4 << 20
 KEEP_WORKSPACES, KEEP_BYTES = 8, 32 << 20     # workspaces kept between calls: at most this many and bytes
+WORD_COPY_BYTES = 32 << 10      # word-wide copies pay off on chunks this large; below, their set-up costs more
 _EXECUTORS: dict[int, ThreadPoolExecutor] = {}
 _WORKSPACES: OrderedDict = OrderedDict()
 _WORKSPACES_LOCK = threading.Lock()
@@ -181,18 +182,19 @@ class _Run:
     def __init__(self, x, g: _Geometry):
         self.g = g
         self.x = np.ascontiguousarray(x.reshape(g.x_shape))
-        self.root = self.x                      # the array that owns x's memory, and x's place in it
-        while isinstance(self.root.base, np.ndarray):
-            self.root = self.root.base
-        self.offset = self.x.__array_interface__["data"][0] - self.root.__array_interface__["data"][0]
-        if not self.root.flags.c_contiguous:
-            self.root, self.offset = self.x, 0
+        self.root, self.offset = self.x, 0      # the array that owns x's memory, and x's place in it
+        if self.x.nbytes >= WORD_COPY_BYTES:    # (only the word-wide copies read it: not worth a small call)
+            while isinstance(self.root.base, np.ndarray):
+                self.root = self.root.base
+            self.offset = self.x.__array_interface__["data"][0] - self.root.__array_interface__["data"][0]
+            if not self.root.flags.c_contiguous:
+                self.root, self.offset = self.x, 0
         self.values = np.empty(g.out_shape, dtype=x.dtype)
         self.v = self.values.reshape(g.v_shape)
         # "first" (onnxruntime) differs from "lowest" only for a window whose first tap is NaN or
         # not above the lowest value; without such elements the cheaper "lowest" passes are exact
         self.exact_first = g.spec.reduction == "max" and g.spec.max_start == "first" and x.size > 0 \
-            and not bool((x > g.identity).all())
+            and not x.min() > g.identity         # (a NaN minimum is not above it either)
         if g.want_indices:
             self.indices = np.empty(g.i_shape, dtype=g.spec.index_dtype)
             if g.spec.layout == "channels_last":
@@ -252,7 +254,7 @@ class _Run:
         grid, out = ws.result, self.v[a:b]
         if red == "max":
             if self.g.ctype.kind == "f" and not self.exact_first \
-                    and not np.min(ws.flat_result) >= self.g.identity:    # (contiguous: a faster min)
+                    and not ws.flat_result.min() >= self.g.identity:    # (contiguous: a faster min)
                 np.fmax(grid, self.g.identity, out=grid)  # all-NaN or -inf windows start from lowest
             np.copyto(out, grid, casting="unsafe")
         elif red == "avg":
@@ -379,7 +381,7 @@ class _Workspace:
         for combo, dst, src in plan_:
             dst_view, src_view = lay.block_view(self.buf, combo)[dst + drop], x[src + drop]
             words = None
-            if run.g.ctype == run.x.dtype:
+            if run.g.ctype == run.x.dtype and x.nbytes >= WORD_COPY_BYTES:
                 how = word_copy(dst_view, src_view.shape, src_view.strides, src_view.itemsize)
                 if how is not None:
                     offset = src_view.__array_interface__["data"][0] - x.__array_interface__["data"][0]

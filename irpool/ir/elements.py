@@ -28,7 +28,7 @@ class ElementType:
 
     def dtype(self) -> np.dtype:
         """The array dtype (an IRError naming the ml-dtypes extra for types numpy lacks, without it)."""
-        return dtype_named(self.numpy)
+        return _dtype(self.numpy)
 
     def to_compute(self, x: np.ndarray) -> np.ndarray:
         if self.saturate:
@@ -36,10 +36,16 @@ class ElementType:
         return x if x.dtype.name == self.compute else x.astype(self.compute)
 
     def from_compute(self, y: np.ndarray) -> np.ndarray:
-        y = y.astype(self.dtype())                       # integers wrap, sign-extending from int32
+        dtype = self.dtype()
+        y = y if y.dtype == dtype else y.astype(dtype)   # integers wrap, sign-extending from int32
         if self.saturate:
             np.clip(y, -_F32_MAX, _F32_MAX, out=y)
         return y
+
+
+@lru_cache(maxsize=None)
+def _dtype(name: str) -> np.dtype:
+    return dtype_named(name)
 
 
 @lru_cache(maxsize=None)

@@ -25,13 +25,14 @@ def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = Non
     return load(source, max_bytes=max_bytes).run(inputs, threads)
 
 
-def _execute(layer: Layer, file, x, threads, interpreted: dict) -> list:
+def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True) -> list:
     """One pooling layer on an array, computed in the type OpenVINO's CPU plugin computes its type in.
-    `interpreted`: (layer id, rank) -> its PoolLayer, kept between runs."""
+    `prepared`: (layer id, rank) -> its PoolLayer, kept between runs. `indices`: whether a MaxPool's indices
+    output is wanted (when nothing reads it, only the values are computed)."""
     x = np.asarray(x)
-    pl = interpreted.get((layer.id, x.ndim))
+    pl = prepared.get((layer.id, x.ndim))
     if pl is None:
-        pl = interpreted[(layer.id, x.ndim)] = interpret(layer, file, x.ndim)
+        pl = prepared[(layer.id, x.ndim)] = interpret(layer, file, x.ndim)
     declared = layer.inputs[0].dims
     if declared and (x.ndim != len(declared) or not all(compatible(d, n) for d, n in zip(declared, x.shape))):
         raise IRError(f"input array has shape {list(x.shape)}, input port {layer.inputs[0].id} declares"
@@ -46,35 +47,42 @@ def _execute(layer: Layer, file, x, threads, interpreted: dict) -> list:
     if why:
         raise IRError(why, code="unsupported", **layer.where(file, layer.inputs[0].line))
     try:
-        if pl.outputs == 2:
-            y, indices = pool(et.to_compute(x), pl.spec, indices=True, threads=threads)
-            return [et.from_compute(y), indices.astype(element_type(pl.index_type).dtype(), copy=False)]
+        if pl.outputs == 2 and indices:
+            y, i = pool(et.to_compute(x), pl.spec, indices=True, threads=threads)
+            return [et.from_compute(y), i.astype(element_type(pl.index_type).dtype(), copy=False)]
         return [et.from_compute(pool(et.to_compute(x), pl.spec, threads=threads))]
     except IRError as e:
         raise e.located(**layer.where(file)) from None
 
 
-def _feed(layer: Layer, file, x) -> np.ndarray:
-    """Check an input array against its Parameter's shape (intervals and dynamic rank included) and type."""
+def _feed(layer: Layer, file, x, prepared: dict) -> np.ndarray:
+    """Check an input array against its Parameter's shape (intervals and dynamic rank included) and type,
+    read once per Parameter into `prepared`."""
     x = np.asarray(x)
+    shape, et_text, et = prepared.get(layer.id) or prepared.setdefault(layer.id, _parameter(layer, file))
+    if shape is not None and (len(shape) != x.ndim or not all(compatible(s, n) for s, n in zip(shape, x.shape))):
+        raise IRError(f"input {layer.name!r} has shape {list(x.shape)}, the Parameter declares {shape_text(shape)}",
+                      code="bad-input", **layer.where(file))
+    if et is not None and x.dtype != et.dtype():
+        raise IRError(f"input {layer.name!r} has element type {x.dtype}, the Parameter declares {et_text}"
+                      f" ({et.dtype()})", code="bad-input", **layer.where(file))
+    return x
+
+
+def _parameter(layer: Layer, file) -> tuple:
+    """(shape, element type as written, ElementType) of a Parameter; IRError for what cannot be fed."""
     try:
         shape = parse_shape(layer.data["shape"]) if "shape" in layer.data else \
             (layer.outputs[0].dims if layer.outputs else None)
     except ValueError:
         raise IRError(f'Parameter shape="{layer.data.get("shape")}" is not a shape', code="bad-attribute",
                       **layer.where(file, layer.data_line)) from None
-    if shape is not None and (len(shape) != x.ndim or not all(compatible(s, n) for s, n in zip(shape, x.shape))):
-        raise IRError(f"input {layer.name!r} has shape {list(x.shape)}, the Parameter declares {shape_text(shape)}",
-                      code="bad-input", **layer.where(file))
     et_text = layer.data.get("element_type") or (layer.outputs[0].precision if layer.outputs else None)
     et = element_type(et_text)
     if et_text is not None and (et is None or et.numpy is None):
         raise IRError(f"Parameter element_type {et_text!r} is not one irpool can make arrays of", code="unsupported",
                       **layer.where(file, layer.data_line))
-    if et is not None and x.dtype != et.dtype():
-        raise IRError(f"input {layer.name!r} has element type {x.dtype}, the Parameter declares {et_text}"
-                      f" ({et.dtype()})", code="bad-input", **layer.where(file))
-    return x
+    return shape, et_text, et
 
 
 def _bind_inputs(params: list, file, inputs) -> dict:
@@ -111,7 +119,7 @@ class Program:
 
     def __init__(self, net: Net):
         self.net, self.file = net, net.file
-        self.interpreted = {}
+        self.prepared = {}
         if net.problems:
             line, message = net.problems[0]
             raise IRError(message, file=net.file, line=line, code="bad-structure")
@@ -176,7 +184,7 @@ class Program:
         for layer in self.order:
             if layer.type == "Parameter":
                 port = layer.outputs[0].id if layer.outputs else "0"
-                values[(layer.id, port)] = _feed(layer, file, bound[layer.id])
+                values[(layer.id, port)] = _feed(layer, file, bound[layer.id], self.prepared)
                 continue
             src = self.source[layer.id]
             if src not in values:
@@ -189,7 +197,8 @@ class Program:
             if layer.type == "Result":
                 results[layer.id] = x
             else:
-                outs = _execute(layer, file, x, threads, self.interpreted)
+                wanted = len(layer.outputs) > 1 and bool(self.readers.get((layer.id, layer.outputs[1].id)))
+                outs = _execute(layer, file, x, threads, self.prepared, indices=wanted)
                 del x
                 for port, arr in zip(layer.outputs, outs):
                     if uses.get((layer.id, port.id)):
@@ -203,7 +212,7 @@ class Program:
                 raise IRError(f"a bare layer takes one input array (or {{'0': array}}), got keys {sorted(inputs)}",
                               code="bad-input", **layer.where(net.file))
             inputs = next(iter(inputs.values()))
-        outs = _execute(layer, net.file, inputs, threads, self.interpreted)
+        outs = _execute(layer, net.file, inputs, threads, self.prepared)
         ids = [p.id for p in layer.outputs] + [str(i + 1) for i in range(len(layer.outputs), len(outs))]
         return dict(zip(ids, outs))
 

@@ -158,32 +158,61 @@ def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: in
         raise IRError(f"{op}: {e.reason}") from None
 
 
+class Node:
+    """One ONNX pooling node with its attributes read once (irpool.onnx.compile): run it on many inputs.
+    Refusals that need no input are raised when it is made; the others at run, as irpool.onnx.run raises them."""
+
+    def __init__(self, op_type, attrs=None, *, opset: int, domain: str = "", outputs: int = 1):
+        if hasattr(op_type, "attribute") and hasattr(op_type, "op_type"):
+            node = op_type
+            if attrs is not None:
+                raise IRError(f"{node.op_type}: give the attributes in the NodeProto or in attrs, not both")
+            attrs, domain, op_type = node_attrs(node), node.domain or domain, node.op_type
+            outputs = len([o for o in node.output if o]) if outputs == 1 else outputs
+        self.op_type, self.attrs, self.opset, self.domain = op_type, {} if attrs is None else attrs, opset, domain
+        self.op = op_version(op_type, opset, domain)
+        d = load("onnx")["ops"][self.op]
+        if outputs not in range(1, d["outputs"] + 1):
+            raise IRError(f"{self.op} has {d['outputs']} output(s), {outputs} asked for")
+        self.outputs, self.types = outputs, d["types"]
+        self.specs = {}          # input rank (or, for a global pool, shape) -> PoolSpec
+        if not op_type.startswith("Global"):
+            spec = to_spec(op_type, self.attrs, opset=opset, domain=domain)
+            self.specs[spec.ndim + 2] = spec
+
+    def spec(self, shape) -> PoolSpec:
+        key = tuple(shape) if self.op_type.startswith("Global") else len(shape)
+        spec = self.specs.get(key)
+        if spec is None:             # a global pool's new shape, or a rank that the kernel refuses (raises)
+            spec = self.specs[key] = to_spec(self.op_type, self.attrs, opset=self.opset, domain=self.domain,
+                                             shape=shape)
+        return spec
+
+    def run(self, x, threads: int | None = None) -> list:
+        """[Y] or [Y, Indices] for input `x`."""
+        if x is None:
+            raise IRError(f"{self.op}: no input X given")
+        x = np.asarray(x)
+        if x.dtype.name not in self.types:
+            raise IRError(f"{self.op} does not take X of element type {x.dtype} (it takes {', '.join(self.types)})")
+        spec = self.spec(x.shape)
+        try:
+            if self.outputs == 2:
+                y, indices = pool(widen(x), spec, indices=True, threads=threads)
+                return [narrow(y, x.dtype), indices]
+            return [narrow(pool(widen(x), spec, threads=threads), x.dtype)]
+        except IRError as e:
+            raise IRError(f"{self.op}: {e.reason}") from None
+
+
+def compile(op_type, attrs=None, *, opset: int, domain: str = "", outputs: int = 1) -> Node:  # noqa: A001
+    """A prepared ONNX pooling node (op_type may be an onnx.NodeProto): `.run(x, threads=None)`."""
+    return Node(op_type, attrs, opset=opset, domain=domain, outputs=outputs)
+
+
 def run(op_type, x=None, attrs=None, *, opset: int, domain: str = "", outputs: int = 1,
         threads: int | None = None) -> list:
-    """Execute one ONNX pooling node on `x`: [Y] or [Y, Indices].
+    """Execute one ONNX pooling node on `x`: [Y] or [Y, Indices]; compile(...).run(x).
 
     `op_type` may be an onnx.NodeProto; its op_type, domain and attributes are then read from it."""
-    if hasattr(op_type, "attribute") and hasattr(op_type, "op_type"):
-        node = op_type
-        if attrs is not None:
-            raise IRError(f"{node.op_type}: give the attributes in the NodeProto or in attrs, not both")
-        attrs, domain, op_type = node_attrs(node), node.domain or domain, node.op_type
-        outputs = len([o for o in node.output if o]) if outputs == 1 else outputs
-    attrs = {} if attrs is None else attrs
-    op = op_version(op_type, opset, domain)
-    d = load("onnx")["ops"][op]
-    if outputs not in range(1, d["outputs"] + 1):
-        raise IRError(f"{op} has {d['outputs']} output(s), {outputs} asked for")
-    if x is None:
-        raise IRError(f"{op}: no input X given")
-    x = np.asarray(x)
-    if x.dtype.name not in d["types"]:
-        raise IRError(f"{op} does not take X of element type {x.dtype} (it takes {', '.join(d['types'])})")
-    spec = to_spec(op_type, attrs, opset=opset, domain=domain, shape=x.shape)
-    try:
-        if outputs == 2:
-            y, indices = pool(widen(x), spec, indices=True, threads=threads)
-            return [narrow(y, x.dtype), indices]
-        return [narrow(pool(widen(x), spec, threads=threads), x.dtype)]
-    except IRError as e:
-        raise IRError(f"{op}: {e.reason}") from None
+    return Node(op_type, attrs, opset=opset, domain=domain, outputs=outputs).run(x, threads)
