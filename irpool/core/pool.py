@@ -242,13 +242,7 @@ class _Run:
             np.copyto(dst, xs[src], casting="unsafe")
         red = self.g.spec.reduction
         if red == "lp":
-            p = self.g.spec.p
-            if p == 2.0:
-                np.square(ws.buf, out=ws.buf)
-            else:
-                np.abs(ws.buf, out=ws.buf)
-                if p != 1.0:
-                    np.power(ws.buf, p, out=ws.buf)
+            _lp_powers(ws.buf, self.g.spec.p)
         for step in ws.passes:
             step()
         grid, out = ws.result, self.v[a:b]
@@ -257,17 +251,21 @@ class _Run:
                     and not ws.flat_result.min() >= self.g.identity:    # (contiguous: a faster min)
                 np.fmax(grid, self.g.identity, out=grid)  # all-NaN or -inf windows start from lowest
             np.copyto(out, grid, casting="unsafe")
-        elif red == "avg":
-            self._average(grid, out)
-        elif self.g.spec.p == 2.0:
-            np.sqrt(grid, out=out, casting="unsafe")
         else:
-            np.power(grid, 1.0 / self.g.spec.p, out=out, casting="unsafe")
+            self._finish(grid, out)
         if self.g.want_indices:
             self._write_indices(ws, a, b)
 
-    def _average(self, total, out):
-        """Sums to averages, in the sums' float type; an integer output is rounded half to even first."""
+    def _finish(self, total, out):
+        """Sums to averages, in the sums' float type (an integer output rounded half to even first), or
+        sums of |x|^p to their p-th root."""
+        p = self.g.spec.p
+        if self.g.spec.reduction == "lp":
+            if p == 2.0:
+                np.sqrt(total, out=out, casting="unsafe")
+            else:
+                np.power(total, 1.0 / p, out=out, casting="unsafe")
+            return
         if out.dtype.kind == "f":
             np.divide(total, self.g.div, out=out, casting="unsafe")
             return
@@ -288,19 +286,8 @@ class _Run:
             return
         if red == "lp":
             view = view.astype(g.ctype)
-            if g.spec.p == 2.0:
-                np.square(view, out=view)
-            else:
-                np.abs(view, out=view)
-                if g.spec.p != 1.0:
-                    np.power(view, g.spec.p, out=view)
-        total = np.add.reduce(view, axis=axes, dtype=g.ctype, keepdims=True)
-        if red == "avg":
-            self._average(total, out)
-        elif g.spec.p == 2.0:
-            np.sqrt(total, out=out, casting="unsafe")
-        else:
-            np.power(total, 1.0 / g.spec.p, out=out, casting="unsafe")
+            _lp_powers(view, g.spec.p)
+        self._finish(np.add.reduce(view, axis=axes, dtype=g.ctype, keepdims=True), out)
 
     def _write_indices(self, ws, a, b):
         """Flat NC-first input index: (n*C + c)*plane + window start + winning tap's offset.
@@ -316,6 +303,16 @@ class _Run:
         if axis != 0:
             flat %= math.prod(self.g.nc_shape[axis:])
         np.copyto(self.i[a:b], flat, casting="unsafe")
+
+
+def _lp_powers(a: np.ndarray, p: float) -> None:
+    """|a|^p in place: what an Lp window sums."""
+    if p == 2.0:
+        np.square(a, out=a)
+    else:
+        np.abs(a, out=a)
+        if p != 1.0:
+            np.power(a, p, out=a)
 
 
 def _index_geometry(spec, plans, channels):

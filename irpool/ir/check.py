@@ -110,13 +110,13 @@ class _Net:
                        tuple(etree.tostring(child, with_tail=False) for child in el))
                 ports = self.clean.get(key) if self.report.explained is None else None
                 if ports is None:
-                    self.layer(_layer(el, self.doc.problems, bodies=False), key)
+                    self.layer(_layer(el, self.doc.problems), key)
                     continue
                 self.report.pooling_layers += ltype in POOL_TYPES
             else:
                 ports = light_ports(el)
                 if ports is None:
-                    self.layer(_layer(el, self.doc.problems, bodies=False))
+                    self.layer(_layer(el, self.doc.problems))
                     continue
             self.remember(lid, el.get("name"), ltype, ports)
 
@@ -207,8 +207,10 @@ class _Net:
             why = type_refusal(pl, et, channels=x_dims[1] if x_dims else None)
             if why:
                 self.finding("bad-precision", why, x.line, layer)
-            elif pl.outputs == 2 and len(layer.outputs) == 2 and type_refusal(pl, et, indices_used=True):
-                self.index_ports[(layer.id, layer.outputs[1].id)] = type_refusal(pl, et, indices_used=True)
+            elif pl.outputs == 2 and len(layer.outputs) == 2:
+                why = type_refusal(pl, et, indices_used=True)
+                if why:
+                    self.index_ports[(layer.id, layer.outputs[1].id)] = why
         if len(layer.outputs) != pl.outputs:
             self.finding("bad-structure", f"{pl.op} has {pl.outputs} output port(s), the layer declares"
                          f" {len(layer.outputs)}", layer.line, layer)
@@ -372,7 +374,7 @@ def check(source, *, max_bytes: int = MAX_BYTES, explain=False) -> Report:
     net = _Net(doc, report)
     for holder, n in doc.batches():
         if holder is None:
-            net.layer(_layer(n, doc.problems, bodies=False))
+            net.layer(_layer(n, doc.problems))
             for body in n.iterchildren(*BODIES):
                 net.body(n, body)
         elif holder.tag == "layers":

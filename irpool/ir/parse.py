@@ -48,7 +48,6 @@ class Layer:
     data_line: int
     inputs: list          # [Port]
     outputs: list         # [Port]
-    bodies: list = field(default_factory=list)     # [(tag, Net)] of a TensorIterator, Loop or If
 
     def where(self, file: str | None, line: int | None = None) -> dict:
         """The location fields of an IRError or Finding for this layer."""
@@ -377,8 +376,8 @@ def _edge(el, problems) -> Edge | None:
     return Edge(*vals, line=line_of(el))
 
 
-def _layer(el, problems, bodies: bool = True) -> Layer:
-    """A <layer> in full; with `bodies`, the nets of its <body>, <then_body> and <else_body> too."""
+def _layer(el, problems) -> Layer:
+    """A <layer> in full (but for the nets of a body: check reads those, as nets of their own)."""
     data, data_line, sections, odd = {}, line_of(el), {}, el.get("id") is None or el.get("type") is None
     for child in el:
         tag = child.tag
@@ -397,23 +396,8 @@ def _layer(el, problems, bodies: bool = True) -> Layer:
             sections[tag] = ports
     if odd:
         _validate(el, problems)
-    nets = [(b.tag, body_net(b, problems)) for b in el.iterchildren(*BODIES)] if bodies else []
     return Layer(el.get("id"), el.get("name"), el.get("type"), el.get("version"), line_of(el), data, data_line,
-                 sections.get("input", []), sections.get("output", []), nets)
-
-
-def body_net(body, problems) -> "Net":
-    """A <body>, <then_body> or <else_body>: the net it holds, read as a top-level net is."""
-    layers, edges = [], []
-    for holder in body.iterchildren("layers", "edges"):
-        for el in holder:
-            if not belongs(el, holder, problems):
-                continue
-            if el.tag == "layer":
-                layers.append(_layer(el, problems))
-            elif (edge := _edge(el, problems)) is not None:
-                edges.append(edge)
-    return Net(None, False, None, layers, edges, problems)
+                 sections.get("input", []), sections.get("output", []))
 
 
 def light_ports(el):
