@@ -20,13 +20,14 @@ EXIT_CODES = """exit status:
 
 def _check(args) -> int:
     from . import formats
+    from .core import default_threads
     from .inputs import check_all, expand
     items = expand(args.files)
     if not items:
         raise IRError(f"no IR .xml file under {', '.join(args.files)}")
     ignore = {c.strip() for c in ",".join(args.ignore).split(",") if c.strip()}
     results = []
-    for result in check_all(items, args.max_bytes, args.jobs or os.cpu_count() or 1):
+    for result in check_all(items, args.max_bytes, args.jobs or default_threads()):
         results.append(formats.judge(result, ignore, args.strict))
         if args.format == "text":
             formats.text(result, sys.stdout, sys.stderr)
