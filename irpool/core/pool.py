@@ -75,17 +75,18 @@ def _counts(p: AxisPlan, clip_to_pads: bool) -> np.ndarray:
     """Per output position of one axis: how many taps land in the input (or in [-pb, L + pe)).
 
     A window that starts at or past the end of the input (only `ceil` rounding makes one) counts
-    L - start <= 0 on an axis of dilation 1, as OpenVINO's CPU plugin does (min(end, L) - max(start, 0)):
-    its empty average is then -0 or +0 as the axes multiply signs. On a dilated axis the plugin counts the
-    taps inside the input, 0 here, and the average is 0 / 0 = NaN (measured, per axis).
+    ceil((L - start) / dilation) <= 0, as OpenVINO's CPU plugin does: L - start on an axis of dilation 1;
+    on a dilated axis 0 (an average of 0 / 0 = NaN) while the start is less than one dilation past the end,
+    negative beyond. The empty average is then NaN, -0 or +0 as the axes multiply signs (measured, per axis,
+    on every such window of lengths 1-6, kernels 1-3, strides 2-5, dilations 2-3).
     """
     starts = np.arange(p.out) * p.stride - p.pad_begin
     pos = starts[:, None] + np.arange(p.kernel)[None, :] * p.dilation
     hi = p.length + p.pad_end if clip_to_pads else p.length
     lo = -p.pad_begin if clip_to_pads else 0
     counts = ((pos >= lo) & (pos < hi)).sum(axis=1)
-    if not clip_to_pads and p.dilation == 1:
-        counts = np.where(starts >= p.length, p.length - starts, counts)
+    if not clip_to_pads:
+        counts = np.where(starts >= p.length, -((starts - p.length) // p.dilation), counts)
     return counts
 
 

@@ -19,7 +19,8 @@ from .dims import DYNAMIC, compatible, lenient_dim, parse_shape, text
 from .elements import element_type
 from .layers import POOL_TYPES, check_dims, interpret, is_pooling, type_refusal
 from .parse import (BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs,
-                    light_ports, line_of)
+                    content_key, light_ports, line_of)
+from .table import LayerTable
 
 
 @dataclass
@@ -63,6 +64,7 @@ class Report:
 
 _EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in EDGE_ENDS]
 BODY_TYPES = ("TensorIterator", "Loop", "If")      # the ops whose <layer> holds nets
+_CLEAN_KEYS = 4096        # content keys remembered as clean, at most
 
 
 class _Net:
@@ -71,9 +73,10 @@ class _Net:
 
     def __init__(self, doc: Document, report: Report, path: str = ""):
         self.doc, self.file, self.report, self.path = doc, doc.file, report, path
-        self.seen = {}          # layer id -> (name, type, ((output port id, raw dims), ...), (input ...))
-        self.shared = {}        # one copy of each distinct port list: memory grows with distinct shapes
-        self.clean = {}         # key of a pooling or Parameter layer that gave no finding -> its ports
+        self.seen = LayerTable()  # every layer: its id, name and signature (type, output ports, input ports)
+        self.signatures = {}    # (type, ((output port id, raw dims), ...), (input ...)) -> its number
+        self.by_number = []     # signature number -> signature: memory grows with distinct shapes, not layers
+        self.clean = {}         # content key of a pooling or Parameter layer that gave no finding -> its ports
         self.early_edges = []   # edges read before any layer
         self.waiting = {}       # pooling layer id -> Layer whose declared input has a dynamic dim
         self.feeds = {}         # (layer id, input port id) -> (layer id, output port id), for waiting layers
@@ -100,14 +103,13 @@ class _Net:
                 missing = [a for a in REQUIRED if el.get(a) is None]
                 self.finding("bad-structure", f"<layer> lacks {', '.join(missing)}: OpenVINO requires id, name, type"
                              " and version on every layer, and refuses the file", line_of(el), el=el)
-            if lid in self.seen:
+            if self.seen.row(lid) is not None:
                 self.finding("duplicate-id", f"layer id {lid} is used by more than one layer", line_of(el), el=el)
             if ltype in BODY_TYPES:
                 for body in el.iterchildren(*BODIES):
                     self.body(el, body)
             if _modelled(ltype):
-                key = (tuple(kv for kv in el.items() if kv[0] not in ("id", "name")),
-                       tuple(etree.tostring(child, with_tail=False) for child in el))
+                key = content_key(el)
                 ports = self.clean.get(key) if self.report.explained is None else None
                 if ports is None:
                     self.layer(_layer(el, self.doc.problems), key)
@@ -150,13 +152,28 @@ class _Net:
         ports = ({p.id: p.raw_dims for p in layer.outputs}, {p.id: p.raw_dims for p in layer.inputs})
         if key is not None and len(self.report.findings) == findings and len(self.doc.problems) == problems \
                 and len(self.index_ports) == indices:
+            if len(self.clean) >= _CLEAN_KEYS:
+                self.clean.clear()                          # a file of ever-new layers: memory stays flat
             self.clean[key] = ports
         self.remember(layer.id, layer.name, layer.type, ports)
 
     def remember(self, lid, name, layer_type, ports) -> None:
-        if lid not in self.seen:
-            outs, ins = (self.shared.setdefault(t, t) for t in (tuple(ports[0].items()), tuple(ports[1].items())))
-            self.seen[lid] = (name, self.shared.setdefault(layer_type, layer_type), outs, ins)
+        if self.seen.row(lid) is None:
+            sig = (layer_type, tuple(ports[0].items()), tuple(ports[1].items()))
+            number = self.signatures.setdefault(sig, len(self.by_number))
+            if number == len(self.by_number):
+                self.by_number.append(sig)
+            self.seen.add(lid, name, number)
+
+    def signature(self, lid):
+        """(type, output ports, input ports) of a layer read so far, or None."""
+        row = self.seen.row(lid)
+        return None if row is None else self.by_number[self.seen.value[row]]
+
+    def info(self, lid):
+        """(name, type, output ports, input ports) of a layer read so far, or None."""
+        row = self.seen.row(lid)
+        return None if row is None else (self.seen.name(row),) + self.by_number[self.seen.value[row]]
 
     def parameter(self, layer: Layer) -> None:
         et_text = layer.data.get("element_type")
@@ -293,7 +310,7 @@ class _Net:
         for el, e in zip(holder[:n], edges):            # (holder[i] would walk the children from the start)
             if e is None:
                 continue
-            if not self.seen:
+            if not len(self.seen):
                 self.early_edges.append(e + (line_of(el),))
                 continue
             self.edge(*e, line_of(el))
@@ -303,22 +320,22 @@ class _Net:
             self.feeds[(tl, tp)] = (fl, fp)
         why = self.index_ports.get((fl, fp))
         if why:
-            src = self.seen.get(fl)
+            src = self.info(fl)
             self.finding("bad-precision", f"{why} (edge {fl}:{fp} -> {tl}:{tp} uses it)", line,
                          el={"id": fl, "name": src and src[0], "type": src and src[1]})
         problem = self.edge_problem(fl, fp, tl, tp)
         if problem:
-            dst = self.seen.get(tl)
+            dst = self.info(tl)
             self.finding("edge-mismatch", problem, line,
                          el={"id": tl, "name": dst[0], "type": dst[1]} if dst else None)
 
     def edge_problem(self, fl, fp, tl, tp) -> str | None:
-        src, dst = self.seen.get(fl), self.seen.get(tl)
+        src, dst = self.signature(fl), self.signature(tl)
         name = f"edge {fl}:{fp} -> {tl}:{tp}"
         if src is None or dst is None:
             return f"{name} names a layer that does not exist"
-        a = next((dims for pid, dims in src[2] if pid == fp), None)
-        b = next((dims for pid, dims in dst[3] if pid == tp), None)
+        a = next((dims for pid, dims in src[1] if pid == fp), None)
+        b = next((dims for pid, dims in dst[2] if pid == tp), None)
         if a is None or b is None:
             side = f"output port {fp} of layer {fl}" if a is None else f"input port {tp} of layer {tl}"
             return f"{name}: {side} does not exist"
@@ -355,7 +372,7 @@ class _Net:
             return declared
         if src in self.outputs:
             return self.outputs[src]
-        info = self.seen.get(src[0])
+        info = self.info(src[0])
         raw = dict(info[2]).get(src[1]) if info else None
         return [lenient_dim(t) for t in raw] if raw else declared
 

@@ -234,7 +234,7 @@ def _check_prolog(stream, file) -> bytes | None:
     return m.group(1) if m else None
 
 
-_FEED = 1 << 20           # bytes handed to the parser at a time
+_FEED = 1 << 18           # bytes handed to the parser at a time
 
 
 def _lines_over(stream, limit: int) -> bool:
@@ -398,6 +398,23 @@ def _layer(el, problems) -> Layer:
         _validate(el, problems)
     return Layer(el.get("id"), el.get("name"), el.get("type"), el.get("version"), line_of(el), data, data_line,
                  sections.get("input", []), sections.get("output", []))
+
+
+def content_key(el) -> tuple:
+    """What a <layer> says but for its id and name, its <rt_info> and its ports' tensor names: two layers
+    with the same key check and run alike (OpenVINO writes a name in each of these, so a key that kept
+    them would be different for every layer)."""
+    parts = [tuple([kv for kv in el.items() if kv[0] != "id" and kv[0] != "name"])]
+    for child in el:
+        tag = child.tag
+        if tag == "input" or tag == "output":
+            parts.append(tag)
+            for p in child:
+                parts.append((p.tag, tuple([kv for kv in p.items() if kv[0] != "names"]),
+                              tuple([(d.tag, d.text, tuple(d.items())) for d in p])))
+        elif tag != "rt_info":
+            parts.append(etree.tostring(child, with_tail=False))
+    return tuple(parts)
 
 
 def light_ports(el):

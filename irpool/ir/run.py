@@ -1,6 +1,9 @@
 """irpool.run: execute a pooling snippet, or a net of Parameter, pooling and Result layers."""
 from __future__ import annotations
 
+from array import array
+from dataclasses import replace
+
 import numpy as np
 
 from ..core import pool
@@ -8,14 +11,15 @@ from ..errors import IRError
 from .dims import compatible, parse_shape, shape_text
 from .elements import element_type, of_dtype
 from .layers import check_dims, interpret, is_pooling, type_refusal
-from .parse import MAX_BYTES, REQUIRED, Layer, Net, parse
+from .parse import MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs, content_key, line_of
+from .table import LayerTable
 
 RUNNABLE = ("Parameter", "Result", "MaxPool", "AvgPool")
 
 
 def load(source, *, max_bytes: int = MAX_BYTES) -> "Program":
     """A net or bare layer parsed, checked for running and ordered once, to run many times."""
-    return Program(parse(source, max_bytes=max_bytes))
+    return Program(Document(source, max_bytes=max_bytes))
 
 
 def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = None) -> dict:
@@ -25,14 +29,16 @@ def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = Non
     return load(source, max_bytes=max_bytes).run(inputs, threads)
 
 
-def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True) -> list:
+def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True, key=None) -> list:
     """One pooling layer on an array, computed in the type OpenVINO's CPU plugin computes its type in.
     `prepared`: (layer id, rank) -> its PoolLayer, kept between runs. `indices`: whether a MaxPool's indices
-    output is wanted (when nothing reads it, only the values are computed)."""
+    output is wanted (when nothing reads it, only the values are computed). `key`: what the layer's
+    interpretation is kept under (its group's number; default its id)."""
     x = np.asarray(x)
-    pl = prepared.get((layer.id, x.ndim))
+    key = ("layer", layer.id, x.ndim) if key is None else ("group", key, x.ndim)
+    pl = prepared.get(key)
     if pl is None:
-        pl = prepared[(layer.id, x.ndim)] = interpret(layer, file, x.ndim)
+        pl = prepared[key] = interpret(layer, file, x.ndim)
     declared = layer.inputs[0].dims
     if declared and (x.ndim != len(declared) or not all(compatible(d, n) for d, n in zip(declared, x.shape))):
         raise IRError(f"input array has shape {list(x.shape)}, input port {layer.inputs[0].id} declares"
@@ -115,129 +121,213 @@ class Program:
     """A net (or a bare layer) checked for running and ordered once; `run` binds inputs and executes.
 
     Every refusal that does not depend on the inputs is raised here, by irpool.load, with its layer and
-    line; the interpretation of each pooling layer is kept per input rank."""
+    line. The net is read as a stream and kept in flat arrays (LayerTable): per layer its id, name, line,
+    the output it reads and a group, where a group is one Layer read in full for all the layers that say the
+    same thing but for their names (content_key). Memory grows with the distinct layers, not the layers."""
 
-    def __init__(self, net: Net):
-        self.net, self.file = net, net.file
-        self.prepared = {}
-        if net.problems:
-            line, message = net.problems[0]
-            raise IRError(message, file=net.file, line=line, code="bad-structure")
-        if net.is_snippet:
-            layer = net.layers[0]
-            if not is_pooling(layer):
-                raise IRError(f"irpool runs MaxPool and AvgPool layers, not {layer.type}", code="unsupported",
-                              **layer.where(net.file))
-            return
-        file, seen, results = net.file, set(), {}
-        for layer in net.layers:
-            missing = [a for a in REQUIRED if getattr(layer, a) is None]
-            if missing:
-                raise IRError(f"<layer> lacks {', '.join(missing)}, which OpenVINO requires on every layer",
-                              code="bad-structure", **layer.where(file))
-            if layer.id in seen:
-                raise IRError(f"layer id {layer.id} is used twice", code="duplicate-id", **layer.where(file))
-            seen.add(layer.id)
-            if layer.type == "Result" and layer.name in results:
-                first = results[layer.name]
-                raise IRError(f"two Result layers are named {layer.name!r} (ids {first.id}, line {first.line}, and"
-                              f" {layer.id}): run returns outputs by Result name and would lose one",
-                              code="duplicate-name", **layer.where(file))
-            results.setdefault(layer.name, layer)
-            if layer.type not in RUNNABLE:
-                raise IRError(f"irpool runs nets of Parameter, MaxPool, AvgPool and Result layers, not {layer.type}",
-                              code="unsupported", **layer.where(file))
-        self.params = [lay for lay in net.layers if lay.type == "Parameter"]
-        feeds = {}          # (to-layer, to-port) -> (from-layer, from-port)
-        for e in net.edges:
-            if net.layer(e.from_layer) is None or net.layer(e.to_layer) is None:
-                raise IRError(f"edge {e.from_layer}:{e.from_port} -> {e.to_layer}:{e.to_port} names a missing layer",
-                              file=file, line=e.line, code="edge-mismatch")
-            if (e.to_layer, e.to_port) in feeds:
-                raise IRError(f"input port {e.to_port} of layer {e.to_layer} is fed by two edges", file=file,
-                              line=e.line, code="edge-mismatch")
-            feeds[(e.to_layer, e.to_port)] = (e.from_layer, e.from_port)
-        self.source = {}    # layer id -> (layer id, output port id) its one input comes from
-        for layer in net.layers:
-            if layer.type == "Parameter":
+    def __init__(self, doc: Document):
+        self.file, self.prepared, self.snippet = doc.file, {}, None
+        self.table, self.groups, self.params = LayerTable(), [], []
+        self.lines, self.source = array("i"), array("i")   # row -> line (-1: none); -> producer row * 4 + port
+        self.results = array("i")                           # the Result rows, in file order
+        self._keys, self._result_names, self._other_ports, pending, error = {}, {}, set(), [], None
+        for holder, n in doc.batches():
+            if holder is None:
+                self.snippet = _layer(n, doc.problems)
                 continue
-            if not layer.inputs:
-                raise IRError(f"{layer.type} layer has no input port", code="bad-structure", **layer.where(file))
-            src = feeds.get((layer.id, layer.inputs[0].id))
-            if src is None:
+            for el in holder[:n]:
+                if not belongs(el, holder, doc.problems):
+                    continue
+                if holder.tag == "layers":
+                    error = error or self._add(el, doc.problems)
+                    continue
+                edge = _edge(el, doc.problems)
+                if edge is not None:
+                    error = error or self._edge(edge, pending)
+        for edge in pending:
+            error = error or self._edge(edge, None)
+        if doc.problems:
+            line, message = doc.problems[0]
+            raise IRError(message, file=self.file, line=line, code="bad-structure")
+        if error is not None:
+            raise error
+        if self.snippet is not None:
+            if not is_pooling(self.snippet):
+                raise IRError(f"irpool runs MaxPool and AvgPool layers, not {self.snippet.type}", code="unsupported",
+                              **self.snippet.where(self.file))
+            return
+        self.readers = array("i", bytes(4 * len(self.table)))   # row -> how many layers read its output 0
+        self.other_readers = {}                                 # producer row * 4 + port -> the same, ports 1-3
+        for row, src in enumerate(self.source):
+            if src >= 0:
+                if src & 3:
+                    self.other_readers[src] = self.other_readers.get(src, 0) + 1
+                else:
+                    self.readers[src >> 2] += 1
+            elif self.table.value[row] >= 0:
+                layer = self._view(row)
                 raise IRError(f"input port {layer.inputs[0].id} is not fed by any edge", code="edge-mismatch",
-                              **layer.where(file, layer.inputs[0].line))
-            self.source[layer.id] = src
-        self.readers = {}   # (layer id, output port id) -> how many layers read it
-        for src in self.source.values():
-            self.readers[src] = self.readers.get(src, 0) + 1
-        self.order = _in_order(net, self.source)
+                              **layer.where(self.file, layer.inputs[0].line))
+        self.order = self._in_order()
+
+    def _add(self, el, problems):
+        """Take in one <layer> of the net; the IRError that refuses it, if any."""
+        lid, name, ltype = el.get("id"), el.get("name"), el.get("type")
+        line = line_of(el)
+        where = dict(file=self.file, line=line, layer_id=lid, layer_name=name, layer_type=ltype)
+        missing = [a for a in REQUIRED if el.get(a) is None]
+        if missing:
+            return IRError(f"<layer> lacks {', '.join(missing)}, which OpenVINO requires on every layer",
+                           code="bad-structure", **where)
+        if self.table.row(lid) is not None:
+            return IRError(f"layer id {lid} is used twice", code="duplicate-id", **where)
+        if ltype not in RUNNABLE:
+            return IRError(f"irpool runs nets of Parameter, MaxPool, AvgPool and Result layers, not {ltype}",
+                           code="unsupported", **where)
+        if ltype == "Parameter":
+            value = -1 - len(self.params)
+            self.params.append(_layer(el, problems))
+        else:
+            key = content_key(el)
+            value = self._keys.get(key)
+            if value is None:
+                value = self._keys[key] = len(self.groups)
+                self.groups.append(_layer(el, problems))
+            if not self.groups[value].inputs:
+                return IRError(f"{ltype} layer has no input port", code="bad-structure", **where)
+            if ltype == "Result":
+                first = self._result_names.get(name)
+                if first is not None:
+                    return IRError(f"two Result layers are named {name!r} (ids {self.table.id(first)}, line"
+                                   f" {self.lines[first]}, and {lid}): run returns outputs by Result name and would"
+                                   " lose one", code="duplicate-name", **where)
+                self._result_names[name] = len(self.table)
+                self.results.append(len(self.table))
+        self.table.add(lid, name, value)
+        self.lines.append(-1 if line is None else line)
+        self.source.append(-1)
+        return None
+
+    def _outputs(self, row) -> list:
+        value = self.table.value[row]
+        return self.params[-1 - value].outputs if value < 0 else self.groups[value].outputs
+
+    def _edge(self, e, pending):
+        """Take in one edge (into `pending` while a layer it names is not read yet); an IRError, if any."""
+        a, b = self.table.row(e.from_layer), self.table.row(e.to_layer)
+        where = dict(file=self.file, line=e.line, code="edge-mismatch")
+        name = f"edge {e.from_layer}:{e.from_port} -> {e.to_layer}:{e.to_port}"
+        if a is None or b is None:
+            if pending is not None:
+                pending.append(e)
+                return None
+            return IRError(f"{name} names a missing layer", **where)
+        value = self.table.value[b]
+        target = self.groups[value].inputs[0].id if value >= 0 else None
+        if e.to_port != target:
+            if (b, e.to_port) in self._other_ports:
+                return IRError(f"input port {e.to_port} of layer {e.to_layer} is fed by two edges", **where)
+            self._other_ports.add((b, e.to_port))
+            return None
+        if self.source[b] >= 0:
+            return IRError(f"input port {e.to_port} of layer {e.to_layer} is fed by two edges", **where)
+        port = next((k for k, p in enumerate(self._outputs(a)) if p.id == e.from_port), None)
+        if port is None or port > 3:
+            return IRError(f"{name} leaves from output port {e.from_port}, which layer {e.from_layer} does not"
+                           " declare", **where)
+        self.source[b] = 4 * a + port
+        return None
+
+    def _view(self, row) -> Layer:
+        """Layer `row` as a Layer: its group's, with its own id, name and lines (the group's lines moved by
+        the difference of the layers' first lines: exact for files laid out alike, as OpenVINO writes them)."""
+        value = self.table.value[row]
+        if value < 0:
+            return self.params[-1 - value]
+        t = self.groups[value]
+        line = self.lines[row] if self.lines[row] >= 0 else None
+        d = line - t.line if line is not None and t.line is not None else 0
+        if not d and t.id == self.table.id(row):
+            return t
+        moved = lambda ports: [replace(p, line=p.line + d, dim_lines=tuple(x + d for x in p.dim_lines))  # noqa: E731
+                               for p in ports]
+        return replace(t, id=self.table.id(row), name=self.table.name(row), line=line, data_line=t.data_line + d,
+                       inputs=moved(t.inputs), outputs=moved(t.outputs))
+
+    def _in_order(self) -> array:
+        """The rows, each after the row it reads (a depth-first walk: time linear in layers and edges)."""
+        state, order, source = bytearray(len(self.table)), array("i"), self.source     # 1 on the path, 2 placed
+        for first in range(len(state)):
+            stack = [first]
+            while stack:
+                row = stack[-1]
+                if state[row] == 2:
+                    stack.pop()
+                    continue
+                state[row] = 1
+                before = source[row] >> 2 if source[row] >= 0 else -1
+                if before >= 0 and state[before] != 2:
+                    if state[before] == 1:
+                        raise IRError("the layer's input depends on its own output (a cycle)", code="edge-mismatch",
+                                      **self._view(row).where(self.file))
+                    stack.append(before)
+                    continue
+                state[row] = 2
+                order.append(row)
+                stack.pop()
+        return order
 
     def run(self, inputs, threads: int | None = None) -> dict:
         """As irpool.run: {Result name: array} for a net, {output port id: array} for a bare layer."""
-        if self.net.is_snippet:
+        if self.snippet is not None:
             return self._run_snippet(inputs, threads)
-        file, net = self.file, self.net
+        file, table, source = self.file, self.table, self.source
         bound = _bind_inputs(self.params, file, inputs)
-        uses = dict(self.readers)
-        values, results = {}, {}     # values: (layer id, output port id) -> array, freed after its last reader
-        for layer in self.order:
-            if layer.type == "Parameter":
-                port = layer.outputs[0].id if layer.outputs else "0"
-                values[(layer.id, port)] = _feed(layer, file, bound[layer.id], self.prepared)
+        uses, other_uses = array("i", self.readers), dict(self.other_readers)
+        values, results = {}, {}     # values: producer row * 4 + port -> array, freed after its last reader
+        for row in self.order:
+            value = table.value[row]
+            if value < 0:
+                layer = self.params[-1 - value]
+                if uses[row]:
+                    values[4 * row] = _feed(layer, file, bound[layer.id], self.prepared)
                 continue
-            src = self.source[layer.id]
+            src = source[row]
             if src not in values:
                 raise IRError("the layer's input is never computed (an edge from a port that gives nothing)",
-                              code="edge-mismatch", **layer.where(file))
+                              code="edge-mismatch", **self._view(row).where(file))
             x = values[src]
-            uses[src] -= 1
-            if not uses[src]:
-                del values[src]
-            if layer.type == "Result":
-                results[layer.id] = x
+            if src & 3:
+                other_uses[src] -= 1
+                left = other_uses[src]
             else:
-                wanted = len(layer.outputs) > 1 and bool(self.readers.get((layer.id, layer.outputs[1].id)))
-                outs = _execute(layer, file, x, threads, self.prepared, indices=wanted)
-                del x
-                for port, arr in zip(layer.outputs, outs):
-                    if uses.get((layer.id, port.id)):
-                        values[(layer.id, port.id)] = arr
-        return {lay.name: results[lay.id] for lay in net.layers if lay.type == "Result"}
+                uses[src >> 2] -= 1
+                left = uses[src >> 2]
+            if not left:
+                del values[src]
+            group = self.groups[value]
+            if group.type == "Result":
+                results[row] = x
+                continue
+            wanted = len(group.outputs) > 1 and 4 * row + 1 in self.other_readers
+            try:
+                outs = _execute(group, file, x, threads, self.prepared, indices=wanted, key=value)
+            except IRError:
+                _execute(self._view(row), file, x, threads, {}, indices=wanted)    # raises, naming this layer
+                raise
+            del x
+            for port, arr in enumerate(outs[:4]):
+                if (other_uses.get(4 * row + port) if port else uses[row]):
+                    values[4 * row + port] = arr
+        return {table.name(row): results[row] for row in self.results}
 
     def _run_snippet(self, inputs, threads) -> dict:
-        net, layer = self.net, self.net.layers[0]
+        layer = self.snippet
         if isinstance(inputs, dict):
             if set(inputs) - {"0", layer.inputs[0].id if layer.inputs else "0"} or len(inputs) != 1:
                 raise IRError(f"a bare layer takes one input array (or {{'0': array}}), got keys {sorted(inputs)}",
-                              code="bad-input", **layer.where(net.file))
+                              code="bad-input", **layer.where(self.file))
             inputs = next(iter(inputs.values()))
-        outs = _execute(layer, net.file, inputs, threads, self.prepared)
+        outs = _execute(layer, self.file, inputs, threads, self.prepared)
         ids = [p.id for p in layer.outputs] + [str(i + 1) for i in range(len(layer.outputs), len(outs))]
         return dict(zip(ids, outs))
-
-
-
-def _in_order(net: Net, source: dict) -> list:
-    """The layers, each after the layer it reads (a depth-first walk: time linear in layers and edges)."""
-    state, order = {}, []                 # layer id -> 1 on the walk's path, 2 placed
-    for first in net.layers:
-        stack = [first]
-        while stack:
-            layer = stack[-1]
-            if state.get(layer.id) == 2:
-                stack.pop()
-                continue
-            state[layer.id] = 1
-            src = source.get(layer.id)
-            before = net.layer(src[0]) if src else None
-            if before is not None and state.get(before.id) != 2:
-                if state.get(before.id) == 1:
-                    raise IRError("the layer's input depends on its own output (a cycle)", code="edge-mismatch",
-                                  **layer.where(net.file))
-                stack.append(before)
-                continue
-            state[layer.id] = 2
-            order.append(layer)
-            stack.pop()
-    return order

@@ -1,0 +1,101 @@
+"""LayerTable: what a net's reader keeps of each layer (its id, its name and one small number), in flat
+arrays, so that a file of millions of layers is read in flat memory.
+
+A dict of id strings to tuples took ~230 bytes a layer (a 1 GB IR: ~1.5 million layers, 350 MB); the
+table takes ~16 bytes a layer plus its name, compressed (names like "block3/conv2/BiasAdd" share most of
+their bytes: zlib takes them to a fifth or less). Ids written as plain decimal numbers (what OpenVINO
+writes) index an array; any other id goes to a dict.
+"""
+from __future__ import annotations
+
+import zlib
+from array import array
+from bisect import bisect_right
+
+_SLACK = 1 << 20          # a numeric id up to 2 * rows + this indexes the array; a larger one goes to the dict
+_BLOCK = 1 << 16          # names are compressed in blocks of this many bytes
+
+
+class LayerTable:
+    def __init__(self):
+        self._by_num = array("i")      # int(id) -> row + 1 (0: no such layer)
+        self._by_text = {}             # any other id -> row
+        self._num = array("i")         # row -> int(id), -1 when the id is in _by_text
+        self._text = {}                # row -> id, for those
+        self.value = array("i")        # row -> the caller's number (a signature, a group)
+        self._names = bytearray()      # the names of the rows since the last block was closed
+        self._blocks = []              # compressed names of earlier rows, a block at a time
+        self._firsts = array("q")      # the byte offset each block starts at
+        self._ends = array("q")        # row -> end offset of its name (it starts where the row before's ends)
+        self._open = 0                 # the byte offset _names starts at
+        self._last = (-1, b"")         # the block decompressed last
+        self._nameless = set()         # rows of layers with no name attribute
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def _numeric(self, lid):
+        if lid.isascii() and lid.isdigit() and (len(lid) == 1 or lid[0] != "0") and len(lid) < 10:
+            n = int(lid)
+            if n <= 2 * len(self.value) + _SLACK or n < len(self._by_num):
+                return n
+        return None
+
+    def row(self, lid) -> int | None:
+        """The row of layer id `lid`, or None."""
+        if lid is None:
+            return None
+        n = self._numeric(lid)
+        if n is not None:
+            return self._by_num[n] - 1 if n < len(self._by_num) and self._by_num[n] else None
+        return self._by_text.get(lid)
+
+    def add(self, lid, name, value: int) -> int:
+        """A new layer's row (the caller has made sure `lid` is not in the table yet)."""
+        row = len(self.value)
+        n = self._numeric(lid) if lid is not None else None
+        if n is not None:
+            if n >= len(self._by_num):
+                self._by_num.extend(array("i", bytes(4 * (n + 1 - len(self._by_num) + (n >> 3)))))
+            self._by_num[n] = row + 1
+            self._num.append(n)
+        else:
+            self._by_text[lid] = row
+            self._num.append(-1)
+            self._text[row] = lid
+        self.value.append(value)
+        if name is None:
+            self._nameless.add(row)
+        else:
+            self._names += name.encode("utf-8", "surrogatepass")
+        self._ends.append(self._open + len(self._names))
+        if len(self._names) >= _BLOCK:
+            self._blocks.append(zlib.compress(bytes(self._names), 1))
+            self._firsts.append(self._open)
+            self._open += len(self._names)
+            self._names = bytearray()
+        return row
+
+    def id(self, row: int):
+        n = self._num[row]
+        return str(n) if n >= 0 else self._text[row]
+
+    def name(self, row: int):
+        if row in self._nameless:
+            return None
+        start, end = self._ends[row - 1] if row else 0, self._ends[row]
+        return self._bytes(start, end).decode("utf-8", "surrogatepass")
+
+    def _bytes(self, start: int, end: int) -> bytes:
+        out = b""
+        while start < end:
+            if start >= self._open:
+                return out + bytes(self._names[start - self._open: end - self._open])
+            k = bisect_right(self._firsts, start) - 1
+            if self._last[0] != k:
+                self._last = (k, zlib.decompress(self._blocks[k]))
+            block, first = self._last[1], self._firsts[k]
+            piece = block[start - first: end - first]
+            out += piece
+            start += len(piece)
+        return out
