@@ -9,7 +9,7 @@ included) or what another pooling layer computes.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from lxml import etree
 
@@ -75,13 +75,16 @@ class _Net:
         self.doc, self.file, self.report, self.path = doc, doc.file, report, path
         self.seen = LayerTable()  # every layer: its id, name and signature (type, output ports, input ports)
         self.signatures = {}    # (type, ((output port id, raw dims), ...), (input ...)) -> its number
-        self.by_number = []     # signature number -> signature: memory grows with distinct shapes, not layers
-        self.clean = {}         # content key of a pooling or Parameter layer that gave no finding -> its ports
+        self.by_number = []     # signature number -> signature + its ports as dicts: memory grows with distinct
+        #                         shapes, not layers
+        self.clean = {}         # content key of a pooling or Parameter layer that gave no finding -> (its ports,
+        #                         explain's record of it)
         self.early_edges = []   # edges read before any layer
         self.waiting = {}       # pooling layer id -> Layer whose declared input has a dynamic dim
         self.feeds = {}         # (layer id, input port id) -> (layer id, output port id), for waiting layers
         self.outputs = {}       # (layer id, port id) -> dims (None: dynamic rank) where the ports do not say it
         self.index_ports = {}   # (layer id, port id) -> why OpenVINO refuses the layer if this output is used
+        self.last_record = None  # explain: what the layer read last recorded
 
     def finding(self, code, message, line, layer=None, severity="error", el=None) -> None:
         who = {}
@@ -110,10 +113,13 @@ class _Net:
                     self.body(el, body)
             if _modelled(ltype):
                 key = content_key(el)
-                ports = self.clean.get(key) if self.report.explained is None else None
-                if ports is None:
+                known = self.clean.get(key)
+                if known is None:
                     self.layer(_layer(el, self.doc.problems), key)
                     continue
+                ports, rec = known
+                if rec is not None:                         # explain: the same record, for this layer
+                    self.emit(rec | dict(layer=replace(rec["layer"], id=lid, name=el.get("name"), line=line_of(el))))
                 self.report.pooling_layers += ltype in POOL_TYPES
             else:
                 ports = light_ports(el)
@@ -132,8 +138,10 @@ class _Net:
 
     def layer(self, layer: Layer, key=None) -> None:
         """A layer read in full: a pooling or Parameter layer, or one the light reading found odd. `key`:
-        the layer as written but for its id and name; a key that gave no finding is not checked again."""
+        the layer as written but for its id, name, rt_info and port names (content_key); a key that gave no
+        finding is not checked again."""
         findings, problems = len(self.report.findings), len(self.doc.problems)
+        self.last_record = None
         for ports in (layer.inputs, layer.outputs):
             ids = [p.id for p in ports]
             for pid in sorted({i for i in ids if ids.count(i) > 1}):
@@ -154,7 +162,7 @@ class _Net:
                 and len(self.index_ports) == indices:
             if len(self.clean) >= _CLEAN_KEYS:
                 self.clean.clear()                          # a file of ever-new layers: memory stays flat
-            self.clean[key] = ports
+            self.clean[key] = (ports, self.last_record)
         self.remember(layer.id, layer.name, layer.type, ports)
 
     def remember(self, lid, name, layer_type, ports) -> None:
@@ -162,16 +170,16 @@ class _Net:
             sig = (layer_type, tuple(ports[0].items()), tuple(ports[1].items()))
             number = self.signatures.setdefault(sig, len(self.by_number))
             if number == len(self.by_number):
-                self.by_number.append(sig)
+                self.by_number.append(sig + (ports[0], ports[1]))   # and the ports as dicts, for the edges
             self.seen.add(lid, name, number)
 
     def signature(self, lid):
-        """(type, output ports, input ports) of a layer read so far, or None."""
+        """(type, output ports, input ports, the same two as dicts) of a layer read so far, or None."""
         row = self.seen.row(lid)
         return None if row is None else self.by_number[self.seen.value[row]]
 
     def info(self, lid):
-        """(name, type, output ports, input ports) of a layer read so far, or None."""
+        """(name, type, output ports, input ports, ...) of a layer read so far, or None."""
         row = self.seen.row(lid)
         return None if row is None else (self.seen.name(row),) + self.by_number[self.seen.value[row]]
 
@@ -257,10 +265,14 @@ class _Net:
 
     def record(self, layer, x_dims, **what) -> None:
         """For check(explain=True): what decides a pooling layer's output, or why it cannot be computed."""
+        if self.report.explained is not None:
+            self.last_record = dict(layer=layer, path=self.path, x_dims=x_dims, pl=None, plans=None, computed=None,
+                                    error=None) | what
+            self.emit(self.last_record)
+
+    def emit(self, rec) -> None:
         sink = self.report.explained
-        if sink is not None:
-            rec = dict(layer=layer, path=self.path, x_dims=x_dims, pl=None, plans=None, computed=None, error=None)
-            (sink if callable(sink) else sink.append)(rec | what)
+        (sink if callable(sink) else sink.append)(rec)
 
     def port_dims(self, layer, pl, x_dims, plans, computed, port) -> None:
         """A declared output port against the computed dims: a static dim must equal the computed value,
@@ -307,13 +319,19 @@ class _Net:
             edges = [e and (e.from_layer, e.from_port, e.to_layer, e.to_port) for e in edges]
         else:
             edges = list(zip(*ends))[:n]
+        waiting, index_ports, signature = self.waiting, self.index_ports, self.signature
         for el, e in zip(holder[:n], edges):            # (holder[i] would walk the children from the start)
             if e is None:
                 continue
             if not len(self.seen):
                 self.early_edges.append(e + (line_of(el),))
                 continue
-            self.edge(*e, line_of(el))
+            fl, fp, tl, tp = e
+            if tl not in waiting and (fl, fp) not in index_ports:  # the common case, in the fewest steps:
+                a, b = signature(fl), signature(tl)                 # both ends declare the same dims
+                if a is not None and b is not None and a[3].get(fp, 0) == b[4].get(tp, 1):
+                    continue
+            self.edge(fl, fp, tl, tp, line_of(el))
 
     def edge(self, fl, fp, tl, tp, line) -> None:
         if tl in self.waiting:
@@ -382,9 +400,9 @@ def check(source, *, max_bytes: int = MAX_BYTES, explain=False) -> Report:
     TensorIterator, Loop and If included.
 
     Streams: top-level layers are checked as they are read and then kept only as their ports' raw dims, for
-    the edges; a pooling or Parameter layer identical (but for id and name) to one found clean is not checked
-    again. `explain`: also record what decides each pooling layer (explain.py): True collects the records in
-`Report.explained`; a callable receives each as it is made, so nothing is kept.
+    the edges (LayerTable); a pooling or Parameter layer identical (but for names and rt_info) to one found
+    clean is not checked again. `explain`: also record what decides each pooling layer (explain.py): True
+    collects the records in `Report.explained`; a callable receives each as it is made, so nothing is kept.
     """
     doc = Document(source, max_bytes=max_bytes)
     report = Report(doc.file, explained=explain if callable(explain) else [] if explain else None)

@@ -13,6 +13,7 @@ from array import array
 from bisect import bisect_right
 
 _SLACK = 1 << 20          # a numeric id up to 2 * rows + this indexes the array; a larger one goes to the dict
+_SMALL = 1 << 16          # a net of fewer layers keeps its ids in a dict
 _BLOCK = 1 << 16          # names are compressed in blocks of this many bytes
 
 
@@ -34,31 +35,32 @@ class LayerTable:
     def __len__(self) -> int:
         return len(self.value)
 
-    def _numeric(self, lid):
+    @staticmethod
+    def _numeric(lid):
+        """int(lid) for an id written as a plain decimal number of at most 9 digits, else None."""
         if lid.isascii() and lid.isdigit() and (len(lid) == 1 or lid[0] != "0") and len(lid) < 10:
-            n = int(lid)
-            if n <= 2 * len(self.value) + _SLACK or n < len(self._by_num):
-                return n
+            return int(lid)
         return None
 
     def row(self, lid) -> int | None:
         """The row of layer id `lid`, or None."""
-        if lid is None:
-            return None
+        row = self._by_text.get(lid)
+        if row is not None or not self._by_num or lid is None:
+            return row
         n = self._numeric(lid)
-        if n is not None:
-            return self._by_num[n] - 1 if n < len(self._by_num) and self._by_num[n] else None
-        return self._by_text.get(lid)
+        return self._by_num[n] - 1 if n is not None and n < len(self._by_num) and self._by_num[n] else None
 
     def add(self, lid, name, value: int) -> int:
-        """A new layer's row (the caller has made sure `lid` is not in the table yet)."""
+        """A new layer's row (the caller has made sure `lid` is not in the table yet). The first _SMALL
+        layers go to a dict (fastest); past that, numeric ids go to the array."""
         row = len(self.value)
-        n = self._numeric(lid) if lid is not None else None
+        if row == _SMALL:
+            self._to_array()
+        n = self._numeric(lid) if lid is not None and row >= _SMALL else None
+        if n is not None and n > 2 * row + _SLACK:
+            n = None
         if n is not None:
-            if n >= len(self._by_num):
-                self._by_num.extend(array("i", bytes(4 * (n + 1 - len(self._by_num) + (n >> 3)))))
-            self._by_num[n] = row + 1
-            self._num.append(n)
+            self._set(n, row)
         else:
             self._by_text[lid] = row
             self._num.append(-1)
@@ -75,6 +77,24 @@ class LayerTable:
             self._open += len(self._names)
             self._names = bytearray()
         return row
+
+    def _set(self, n: int, row: int) -> None:
+        if n >= len(self._by_num):
+            self._by_num.extend(array("i", bytes(4 * (n + 1 - len(self._by_num) + (n >> 3)))))
+        self._by_num[n] = row + 1
+        self._num.append(n)
+
+    def _to_array(self) -> None:
+        """Move the numeric ids of the first _SMALL rows from the dict to the array."""
+        by_text, self._by_text, self._num, self._text = self._by_text, {}, array("i"), {}
+        for lid, row in by_text.items():             # (in row order: dicts keep insertion order)
+            n = self._numeric(lid) if lid is not None else None
+            if n is not None and n <= 2 * row + _SLACK:
+                self._set(n, row)
+            else:
+                self._by_text[lid] = row
+                self._num.append(-1)
+                self._text[row] = lid
 
     def id(self, row: int):
         n = self._num[row]

@@ -1,0 +1,63 @@
+"""Memory stays flat at any file size: check, explain and run of a generated IR of over 1 GiB, each in a
+child process, peak RSS under 150 MB (the arrays run computes here are 128 bytes each)."""
+import subprocess
+import sys
+
+import numpy as np
+
+import bigir
+
+LIMIT_MB = 150
+
+# A launcher that runs the command in a process of its own and prints that process's peak RSS as getrusage
+# reports it: the launcher is small, so the peak cannot be a big parent's (ru_maxrss outlives fork + exec).
+LAUNCH = ("import resource, subprocess, sys\n"
+          "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)\n"
+          "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024\n"
+          "print(done.returncode, peak, done.stderr[-2000:].replace(chr(10), ' '))\n")
+
+
+def test_check_explain_and_run_of_a_file_over_a_gibibyte_stay_under_150_mb(tmp_path):
+    xml = tmp_path / "big.xml"
+    layers = bigir.write(xml, (1 << 30) + (64 << 20))
+    assert xml.stat().st_size > 1 << 30
+    x = np.arange(np.prod(bigir.SHAPE), dtype=np.float32).reshape(bigir.SHAPE)
+    np.save(tmp_path / "x.npy", x)
+    irpool = [sys.executable, "-m", "irpool"]
+    commands = {
+        "check": irpool + ["check", "--max-bytes", "2G", str(xml)],
+        "explain": irpool + ["explain", "--max-bytes", "2G", str(xml)],
+        "run": irpool + ["run", "--max-bytes", "2G", str(xml), "-i", f"x={tmp_path / 'x.npy'}",
+                         "-o", str(tmp_path / "y.npz")],
+    }
+    children = {name: subprocess.Popen([sys.executable, "-c", LAUNCH] + cmd, stdout=subprocess.PIPE, text=True)
+                for name, cmd in commands.items()}
+    peaks = {}
+    for name, child in children.items():
+        out, _ = child.communicate()
+        code, peak, err = out.split(" ", 2)
+        assert code == "0", (name, err)
+        peaks[name] = float(peak)
+    print(f"{layers} pooling layers, {xml.stat().st_size / 1e9:.2f} GB: peak RSS MB {peaks}")
+    assert all(p < LIMIT_MB for p in peaks.values()), peaks
+    with np.load(tmp_path / "y.npz") as out:
+        np.testing.assert_array_equal(out["y"], bigir.expected(x))
+
+
+def test_layer_table_answers_as_a_dict_would():
+    """Ids numeric and not, sparse and dense, names with any characters or none, across compressed blocks."""
+    import random
+
+    from irpool.ir.table import LayerTable
+    rng, table, ref = random.Random(7), LayerTable(), {}
+    for i in range(150000):            # past the first 65,536 rows, kept in a dict
+        lid = rng.choice([str(i * 3), str(rng.randrange(10 ** 12)), f"x{i}", "0" + str(i), "٣" + str(i)])
+        if lid in ref:
+            continue
+        name = None if rng.random() < 0.01 else "blöck/€/" * rng.randrange(8) + str(i) + "\udcff" * (i % 5 == 0)
+        ref[lid] = (table.add(lid, name, i), name, i)
+    assert len(table) == len(ref)
+    for lid, (row, name, value) in rng.sample(sorted(ref.items()), len(ref)):
+        assert (table.row(lid), table.id(row), table.name(row), table.value[row]) == (row, lid, name, value)
+    for missing in ("1", "2", str(3 * 150000 + 1), "y", "00", ""):
+        assert table.row(missing) is None or missing in ref
