@@ -1,6 +1,7 @@
 """Time irpool's pooling core against OpenVINO CPU, onnxruntime, PyTorch and onnx's reference evaluator.
 
-Same tensors, same process; each peer is told how many threads to use. Prints medians and the ratio
+Same tensors, same process; each peer is told how many threads to use. Every case is measured --runs
+times (default 3) in turns, each a median of many calls; the table gives the median run and the ratio
 irpool / peer (below 1: irpool is faster), and irpool's peak extra memory (tracemalloc) per call as a
 multiple of input + output size. Needs the `bench` extra: `pip install -e ".[bench]"`.
 
@@ -214,7 +215,7 @@ def per_call(fn, calls=2000, batches=5) -> float:
     return sorted(times)[len(times) // 2]
 
 
-def small_calls(threads) -> None:
+def small_calls(threads, runs=3) -> None:
     """A 1x1x4x4 MaxPool called many times: irpool's one-shot and prepared forms (IR and ONNX) against an
     OpenVINO infer request and an onnxruntime session on the same layer."""
     import openvino as ov
@@ -231,18 +232,23 @@ def small_calls(threads) -> None:
     program = irpool.load(xml)
     onnx_node = irpool.onnx.compile("MaxPool", dict(kernel_shape=list(c["k"]), strides=list(c["s"])), opset=18)
     t = threads or None
-    rows = {"irpool.run (file to outputs)": per_call(lambda: irpool.run(xml, {"x": x}, threads=t), calls=500),
-            "irpool.load(...).run": per_call(lambda: program.run({"x": x}, threads=t)),
-            "irpool.onnx.run": per_call(lambda: irpool.onnx.run("MaxPool", x, dict(kernel_shape=[2, 2], strides=[2, 2]),
-                                                                 opset=18, threads=t)),
-            "irpool.onnx.compile(...).run": per_call(lambda: onnx_node.run(x, threads=t)),
-            "openvino infer request": per_call(peer_openvino(c, x, threads)),
-            "onnxruntime session.run": per_call(peer_onnxruntime(c, x, threads))}
-    ov_us = rows["openvino infer request"]
-    print(f"\nsmall calls, {c['name']} (us per call, median of 5 batches):\n")
-    print("| call | us | / openvino infer request |\n|---|---|---|")
+    calls = {"irpool.run (file to outputs)": lambda: irpool.run(xml, {"x": x}, threads=t),
+             "irpool.load(...).run": lambda: program.run({"x": x}, threads=t),
+             "irpool.onnx.run": lambda: irpool.onnx.run("MaxPool", x, dict(kernel_shape=[2, 2], strides=[2, 2]),
+                                                        opset=18, threads=t),
+             "irpool.onnx.compile(...).run": lambda: onnx_node.run(x, threads=t),
+             "openvino infer request": peer_openvino(c, x, threads),
+             "onnxruntime session.run": peer_onnxruntime(c, x, threads)}
+    measured = {name: [] for name in calls}
+    for _ in range(runs):                   # in turns, as the table above
+        for name, fn in calls.items():
+            measured[name].append(per_call(fn, calls=500 if "file" in name else 2000))
+    rows = {name: statistics.median(ts) for name, ts in measured.items()}
+    ov_us, ort_us = rows["openvino infer request"], rows["onnxruntime session.run"]
+    print(f"\nsmall calls, {c['name']} (us per call: the median of {runs} runs, each the median of 5 batches):\n")
+    print("| call | us | / openvino infer request | / onnxruntime session.run |\n|---|---|---|---|")
     for name, sec in rows.items():
-        print(f"| {name} | {sec * 1e6:.1f} | {sec / ov_us:.2f} |")
+        print(f"| {name} | {sec * 1e6:.1f} | {sec / ov_us:.2f} | {sec / ort_us:.2f} |")
 
 
 def main(argv=None) -> int:
@@ -254,6 +260,8 @@ def main(argv=None) -> int:
                     help="skip onnx's reference evaluator when one call would exceed this many seconds"
                          " (estimated from a one-image slice); 0 skips it")
     ap.add_argument("--budget", type=float, default=1.0, help="seconds of timing per measurement")
+    ap.add_argument("--runs", type=int, default=3,
+                    help="measure every case this many times, in turns, and report the median run")
     args = ap.parse_args(argv)
     peers = args.peer or list(PEERS)
     cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")),
@@ -270,8 +278,7 @@ def main(argv=None) -> int:
             continue
         x = rng.standard_normal(c["shape"], dtype=np.float32)
         check_equal(c, x, args.threads)
-        ours = timeit(irpool_fn(c, x, args.threads), budget=args.budget)
-        times = {}
+        fns, times = {"irpool": irpool_fn(c, x, args.threads)}, {}
         for name in peers:
             if name == "onnx-ref":
                 if args.reference_max:
@@ -283,9 +290,16 @@ def main(argv=None) -> int:
             try:
                 fn = PEERS[name](c, x, args.threads)
                 if fn is not None:
-                    times[name] = (timeit(fn, budget=args.budget), "")
+                    fns[name] = fn
             except Exception as e:          # a peer that refuses a case is reported, not fatal
                 print(f"# {name} refuses {c['name']}: {str(e).splitlines()[0][:120]}")
+        runs = {name: [] for name in fns}
+        for _ in range(args.runs):          # in turns, so a slow spell of the machine hits every runtime
+            for name, fn in fns.items():
+                runs[name].append(timeit(fn, budget=args.budget))
+        ours = statistics.median(runs.pop("irpool"))
+        for name, ts in runs.items():
+            times[name] = (statistics.median(ts), "")
         row = [c["name"], f"{ours * 1e3:.2f}"]
         row += [f"{times[p][1]}{times[p][0] * 1e3:.2f}" if p in times else "-" for p in peers]
         row += [f"{ours / times[p][0]:.3g}" if p in times else "-" for p in peers]
@@ -298,7 +312,7 @@ def main(argv=None) -> int:
         print(f"# irpool is at least {1 / worst['onnx-ref']:.0f}x faster than onnx's reference evaluator")
     print("# '~': estimated from a slice of the input (see --reference-max)")
     if not args.case:
-        small_calls(args.threads)
+        small_calls(args.threads, args.runs)
     return 0
 
 
