@@ -39,11 +39,11 @@ MAX_DTYPES = tuple(np.dtype(t) for t in ("float16", "float32", "float64", "int8"
 FLOAT_DTYPES = tuple(np.dtype(t) for t in ("float16", "float32", "float64"))
 CHUNK_BYTES = 1 << 20           # phase buffer per chunk: about half this machine's L2
 # Threads contend for the GIL at every numpy call (measured: with 256 KB chunks, 2 threads took 3x
-# as long as 1; on the 3.2 MB stem case 2 threads take 0.71-0.79 ms against 0.45 on one), so chunks for
-# threads are larger, each thread takes a run of neighbouring chunks, and small inputs stay on the
-# calling thread.
+# as long as 1), so chunks for threads are larger, each thread takes a run of neighbouring chunks, the
+# calling thread takes one run itself, and small inputs stay on it alone. (With a pool thread per run
+# instead, 2 threads took 0.71-0.79 ms on the 3.2 MB stem case against 0.45 ms on one; now 0.34-0.45.)
 THREAD_CHUNK_BYTES = 2 << 20
-PARALLEL_BYTES = 4 << 20
+PARALLEL_BYTES = 2 << 20
 KEEP_WORKSPACES, KEEP_BYTES = 8, 32 << 20     # workspaces kept between calls: at most this many and bytes
 WORD_COPY_BYTES = 32 << 10      # word-wide copies pay off on chunks this large; below, their set-up costs more
 _EXECUTORS: dict[int, ThreadPoolExecutor] = {}
@@ -212,15 +212,26 @@ class _Run:
             if self.g.window is not None and not self.exact_first:
                 per_plane = math.prod(self.x.shape[1:]) * self.g.ctype.itemsize
             parallel = threads > 1 and self.x.nbytes >= PARALLEL_BYTES
-            step = max(1, (THREAD_CHUNK_BYTES if parallel else CHUNK_BYTES) // max(per_plane, 1))
+            # on threads, each thread's chunks are at most half its share of the work: what
+            # the workspaces take together stays below the input's size
+            size = CHUNK_BYTES
+            if parallel:
+                size = min(THREAD_CHUNK_BYTES, per_plane * self.g.planes // (2 * threads))
+            step = max(1, size // max(per_plane, 1))
             chunks = [(a, min(a + step, self.g.planes)) for a in range(0, self.g.planes, step)]
             if parallel and len(chunks) > 1:
                 # each thread takes a run of neighbouring chunks, one after the other: every chunk stays
-                # cache-sized, and the threads meet only at the end
+                # cache-sized, and the threads meet only at the end; the calling thread takes the first run
+                # (measured: a pool's wake-up and hand-back cost 20-30 us a call)
                 k = min(threads, len(chunks))
                 runs = [chunks[len(chunks) * i // k: len(chunks) * (i + 1) // k] for i in range(k)]
-                ex = _EXECUTORS.get(k) or _EXECUTORS.setdefault(k, ThreadPoolExecutor(k))
-                list(ex.map(self._chunks, runs))
+                ex = _EXECUTORS.get(k - 1) or _EXECUTORS.setdefault(k - 1, ThreadPoolExecutor(k - 1))
+                others = [ex.submit(self._chunks, run) for run in runs[1:]]
+                try:
+                    self._chunks(runs[0])
+                finally:
+                    for f in others:
+                        f.result()
             else:
                 self._chunks(chunks)
         return (self.values, self.indices) if self.g.want_indices else self.values
