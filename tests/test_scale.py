@@ -61,3 +61,41 @@ def test_layer_table_answers_as_a_dict_would():
         assert (table.row(lid), table.id(row), table.name(row), table.value[row]) == (row, lid, name, value)
     for missing in ("1", "2", str(3 * 150000 + 1), "y", "00", ""):
         assert table.row(missing) is None or missing in ref
+
+
+def test_layers_read_as_one_group_still_answer_for_themselves():
+    """run keeps one Layer for layers alike but for names; a refusal at the second still names the second,
+    at its own lines (here the second declares the first's input dims but receives its output)."""
+    import irpool
+
+    def port(pid, dims, names=""):
+        inner = "".join(f"\n          <dim>{d}</dim>" for d in dims)
+        return f'\n        <port id="{pid}" precision="FP32"{names}>{inner}\n        </port>'
+
+    def pool(lid, name):
+        return (f'\n    <layer id="{lid}" name="{name}" type="MaxPool" version="opset1">'
+                '\n      <data strides="2,2" kernel="2,2" pads_begin="0,0" pads_end="0,0"/>'
+                f'\n      <rt_info><attribute name="fused_names" version="0" value="{name}"/></rt_info>'
+                f'\n      <input>{port(0, [1, 1, 4, 4])}\n      </input>'
+                f'\n      <output>{port(1, [1, 1, 2, 2], f" names={chr(34)}{name}:0{chr(34)}")}\n      </output>'
+                '\n    </layer>')
+    xml = ('<net name="n" version="11">\n  <layers>'
+           '\n    <layer id="0" name="x" type="Parameter" version="opset1">'
+           f'\n      <data shape="1,1,4,4" element_type="f32"/>\n      <output>{port(0, [1, 1, 4, 4])}\n      </output>'
+           f'\n    </layer>{pool(1, "first")}{pool(2, "second")}'
+           f'\n    <layer id="3" name="y" type="Result" version="opset1">\n      <input>{port(0, [1, 1, 2, 2])}'
+           '\n      </input>\n    </layer>\n  </layers>\n  <edges>'
+           '\n    <edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>'
+           '\n    <edge from-layer="1" from-port="1" to-layer="2" to-port="0"/>'
+           '\n    <edge from-layer="2" from-port="1" to-layer="3" to-port="0"/>\n  </edges>\n</net>\n')
+    lines = xml.split("\n")
+    second = next(i for i, ln in enumerate(lines, 1) if 'name="second"' in ln)
+    second_input = next(i for i, ln in enumerate(lines, 1) if i > second and '<port id="0"' in ln)
+    program = irpool.load(xml)
+    assert len(program.groups) == 2                         # the two MaxPools, and the Result
+    try:
+        program.run({"x": np.zeros((1, 1, 4, 4), np.float32)})
+    except irpool.IRError as e:
+        assert (e.layer_id, e.layer_name, e.line) == ("2", "second", second_input), (e.layer_id, e.layer_name, e.line)
+    else:
+        raise AssertionError("the second layer's input [1,1,2,2] against its declared [1,1,4,4] was not refused")
