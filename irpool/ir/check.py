@@ -97,36 +97,39 @@ class _Net:
 
     # -- layers -----------------------------------------------------------------------------------------
     def layers(self, holder, n) -> None:
+        problems, seen, snippet = self.doc.problems, self.seen, self.doc.is_snippet
         for el in holder[:n]:
-            if not belongs(el, holder, self.doc.problems):
+            if el.tag != "layer":
+                belongs(el, holder, problems)               # (a problem, with its line)
                 continue
-            lid, ltype = el.get("id"), el.get("type")
-            if (lid is None or ltype is None or el.get("name") is None or el.get("version") is None) \
-                    and not self.doc.is_snippet:
+            lid, ltype, name = el.get("id"), el.get("type"), el.get("name")
+            if (lid is None or ltype is None or name is None or el.get("version") is None) and not snippet:
                 missing = [a for a in REQUIRED if el.get(a) is None]
                 self.finding("bad-structure", f"<layer> lacks {', '.join(missing)}: OpenVINO requires id, name, type"
                              " and version on every layer, and refuses the file", line_of(el), el=el)
-            if self.seen.row(lid) is not None:
+            new = seen.row(lid) is None
+            if not new:
                 self.finding("duplicate-id", f"layer id {lid} is used by more than one layer", line_of(el), el=el)
             if ltype in BODY_TYPES:
                 for body in el.iterchildren(*BODIES):
                     self.body(el, body)
-            if _modelled(ltype):
+            if ltype == "Parameter" or ltype in POOL_TYPES:
                 key = content_key(el)
                 known = self.clean.get(key)
                 if known is None:
-                    self.layer(_layer(el, self.doc.problems), key)
+                    self.layer(_layer(el, problems), key)
                     continue
                 ports, rec = known
                 if rec is not None:                         # explain: the same record, for this layer
-                    self.emit(rec | dict(layer=replace(rec["layer"], id=lid, name=el.get("name"), line=line_of(el))))
+                    self.emit(rec | dict(layer=replace(rec["layer"], id=lid, name=name, line=line_of(el))))
                 self.report.pooling_layers += ltype in POOL_TYPES
             else:
                 ports = light_ports(el)
                 if ports is None:
-                    self.layer(_layer(el, self.doc.problems))
+                    self.layer(_layer(el, problems))
                     continue
-            self.remember(lid, el.get("name"), ltype, ports)
+            if new:
+                self.remember(lid, name, ltype, ports)
 
     def body(self, el, body) -> None:
         """A TensorIterator/Loop <body> or an If branch: a net of its own, checked by the same code."""
@@ -157,21 +160,23 @@ class _Net:
                 key = None                                  # its outcome depends on the edges
             else:
                 self.pooling(layer, x)
-        ports = ({p.id: p.raw_dims for p in layer.outputs}, {p.id: p.raw_dims for p in layer.inputs})
+        ports = (tuple((p.id, p.raw_dims) for p in layer.outputs), tuple((p.id, p.raw_dims) for p in layer.inputs))
         if key is not None and len(self.report.findings) == findings and len(self.doc.problems) == problems \
                 and len(self.index_ports) == indices:
             if len(self.clean) >= _CLEAN_KEYS:
                 self.clean.clear()                          # a file of ever-new layers: memory stays flat
             self.clean[key] = (ports, self.last_record)
-        self.remember(layer.id, layer.name, layer.type, ports)
+        if self.seen.row(layer.id) is None:
+            self.remember(layer.id, layer.name, layer.type, ports)
 
     def remember(self, lid, name, layer_type, ports) -> None:
-        if self.seen.row(lid) is None:
-            sig = (layer_type, tuple(ports[0].items()), tuple(ports[1].items()))
-            number = self.signatures.setdefault(sig, len(self.by_number))
-            if number == len(self.by_number):
-                self.by_number.append(sig + (ports[0], ports[1]))   # and the ports as dicts, for the edges
-            self.seen.add(lid, name, number)
+        """A new layer id: its name and signature, (type, output ports, input ports) as (id, raw dims) pairs."""
+        sig = (layer_type,) + ports
+        number = self.signatures.get(sig)
+        if number is None:
+            number = self.signatures[sig] = len(self.by_number)
+            self.by_number.append(sig + (dict(ports[0]), dict(ports[1])))    # and the ports as dicts, for edges
+        self.seen.add(lid, name, number)
 
     def signature(self, lid):
         """(type, output ports, input ports, the same two as dicts) of a layer read so far, or None."""
@@ -421,10 +426,6 @@ def check(source, *, max_bytes: int = MAX_BYTES, explain=False) -> Report:
         report.findings.append(Finding("bad-structure", "error", message, line, file=doc.file))
     report.findings.sort(key=lambda f: (f.line or 0))
     return report
-
-
-def _modelled(layer_type) -> bool:
-    return layer_type == "Parameter" or layer_type in POOL_TYPES
 
 
 def _check_precisions(net: _Net, layer: Layer):

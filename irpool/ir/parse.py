@@ -418,21 +418,24 @@ def content_key(el) -> tuple:
 
 
 def light_ports(el):
-    """({output port id: raw dims}, {input port id: raw dims}) of a layer irpool does not model, read in the
-    fewest steps; None when anything about it is odd, and the caller should read it in full instead."""
+    """((output port id, raw dims), ...), ((input port id, raw dims), ...) of a layer irpool does not model,
+    read in the fewest steps; None when anything about it is odd, and the caller should read it in full."""
     if el.get("id") is None or el.get("type") is None:
         return None
     sides = {}
     for section in el.iterchildren("input", "output"):
         if section.tag in sides:
             return None
-        ports = sides[section.tag] = {}
+        ports = []
         for p in section:
             pid = p.get("id")
-            if pid is None or pid in ports or p.tag != "port":
+            if pid is None or p.tag != "port":
                 return None
-            ports[pid] = tuple([d.text for d in p if d.tag == "dim"])
-    return sides.get("output", {}), sides.get("input", {})
+            ports.append((pid, tuple([d.text for d in p if d.tag == "dim"])))
+        if len(ports) > 1 and len({pid for pid, _ in ports}) != len(ports):
+            return None
+        sides[section.tag] = tuple(ports)
+    return sides.get("output", ()), sides.get("input", ())
 
 
 def _port(el, problems, layer) -> Port:
