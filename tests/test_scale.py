@@ -1,9 +1,11 @@
 """Memory stays flat at any file size: check, explain and run of a generated IR of over 1 GiB, each in a
 child process, peak RSS under 150 MB (the arrays run computes here are 128 bytes each)."""
+import shutil
 import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import bigir
 
@@ -18,8 +20,12 @@ LAUNCH = ("import resource, subprocess, sys\n"
 
 
 def test_check_explain_and_run_of_a_file_over_a_gibibyte_stay_under_150_mb(tmp_path):
+    size = (1 << 30) + (64 << 20)
+    free = shutil.disk_usage(tmp_path).free
+    if free < 2 * size:                  # (machines here have been seen with 287 MB free)
+        pytest.skip(f"{free / 1e9:.1f} GB free in {tmp_path}: the test writes a {size / 1e9:.2f} GB file")
     xml = tmp_path / "big.xml"
-    layers = bigir.write(xml, (1 << 30) + (64 << 20))
+    layers = bigir.write(xml, size)
     assert xml.stat().st_size > 1 << 30
     x = np.arange(np.prod(bigir.SHAPE), dtype=np.float32).reshape(bigir.SHAPE)
     np.save(tmp_path / "x.npy", x)
