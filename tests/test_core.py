@@ -163,6 +163,29 @@ def test_core_matches_reference(case):
     _matches_reference(*case, threads=1)
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases())
+def test_the_direct_path_matches_reference_on_everything_it_takes(case):
+    """The second way the core runs (direct.py), forced on for every spec it can take, overlapping windows
+    included, and for chunks of one plane too; pooling normally takes it only for windows that do not overlap."""
+    with mock.patch.object(POOL_MODULE, "_use_direct", lambda plans: True):
+        release_workspaces()
+        try:
+            _matches_reference(*case, threads=1)
+            with mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 1):
+                _matches_reference(*case, threads=1)
+        finally:
+            release_workspaces()
+
+
+def test_the_direct_path_is_taken_where_windows_do_not_overlap():
+    x = np.zeros((1, 2, 8, 8), np.float32)
+    for attrs, direct in ((dict(kernel=(2, 2), strides=(2, 2)), True), (dict(kernel=(3, 3), strides=(2, 2)), False),
+                          (dict(kernel=(2, 2), strides=(2, 2), reduction="lp"), False)):
+        spec = PoolSpec(**attrs)
+        assert POOL_MODULE._geometry(spec, x.shape, x.dtype, False).direct is direct, attrs
+
+
 @st.composite
 def one_window_cases(draw):
     """Kernels that cover each padded axis but for less than a stride: one window per axis (global pools)."""
