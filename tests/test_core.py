@@ -168,7 +168,8 @@ def test_core_matches_reference(case):
 def test_the_direct_path_matches_reference_on_everything_it_takes(case):
     """The second way the core runs (direct.py), forced on for every spec it can take, overlapping windows
     included, and for chunks of one plane too; pooling normally takes it only for windows that do not overlap."""
-    with mock.patch.object(POOL_MODULE, "_use_direct", lambda plans: True):
+    with mock.patch.object(POOL_MODULE, "_use_direct", lambda plans: True), \
+            mock.patch.object(POOL_MODULE, "DIRECT_BYTES", 0):
         release_workspaces()
         try:
             _matches_reference(*case, threads=1)
@@ -179,7 +180,8 @@ def test_the_direct_path_matches_reference_on_everything_it_takes(case):
 
 
 def test_the_direct_path_is_taken_where_windows_do_not_overlap():
-    x = np.zeros((1, 2, 8, 8), np.float32)
+    x = np.zeros((1, 2, 256, 256), np.float32)
+    assert not POOL_MODULE._geometry(PoolSpec(kernel=(2, 2), strides=(2, 2)), (1, 1, 4, 4), x.dtype, False).direct
     for attrs, direct in ((dict(kernel=(2, 2), strides=(2, 2)), True), (dict(kernel=(3, 3), strides=(2, 2)), False),
                           (dict(kernel=(2, 2), strides=(2, 2), reduction="lp"), False)):
         spec = PoolSpec(**attrs)
