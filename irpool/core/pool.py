@@ -41,10 +41,12 @@ FLOAT_DTYPES = tuple(np.dtype(t) for t in ("float16", "float32", "float64"))
 CHUNK_BYTES = 1 << 20           # phase buffer per chunk: about half this machine's L2
 # Threads contend for the GIL at every numpy call (measured: with 256 KB chunks, 2 threads took 3x
 # as long as 1), so chunks for threads are larger, each thread takes a run of neighbouring chunks, the
-# calling thread takes one run itself, and small inputs stay on it alone. (With a pool thread per run
-# instead, 2 threads took 0.71-0.79 ms on the 3.2 MB stem case against 0.45 ms on one; now 0.34-0.45.)
+# calling thread takes one run itself, and inputs under 4 MB stay on it alone. (On the 3.2 MB stem case
+# two threads took 0.71-0.79 ms with a pool thread per run, against 0.45 ms on one thread; with the
+# calling thread working, 0.34-0.45 ms with a chunk each and 0.45-0.67 ms with two each, the most the
+# memory bound below allows: no gain.)
 THREAD_CHUNK_BYTES = 2 << 20
-PARALLEL_BYTES = 2 << 20
+PARALLEL_BYTES = 4 << 20
 KEEP_WORKSPACES, KEEP_BYTES = 8, 32 << 20     # workspaces kept between calls: at most this many and bytes
 WORD_COPY_BYTES = 32 << 10      # word-wide copies pay off on chunks this large; below, their set-up costs more
 # Below this, the direct path's Python costs more than the phase buffer's copy saves (a 1x1x4x4 2x2 s2
