@@ -57,3 +57,30 @@ def write(path, min_bytes: int) -> int:
 def expected(x: np.ndarray) -> np.ndarray:
     """What the chain computes: every layer has a 1x1 window, so the input itself."""
     return x
+
+
+def write_distinct(path, min_bytes: int) -> int:
+    """A net whose every layer has port dims of its own (a chain of Relu, channels 1, 2, 3, ...): what
+    defeats any sharing of shapes between layers. For check and explain; the number of layers."""
+    def relu(i):
+        dims = lambda c: "".join(f"<dim>{d}</dim>" for d in (1, c, 4, 4))  # noqa: E731
+        return (f'\t\t<layer id="{i}" name="r{i}" type="Relu" version="opset1">\n\t\t\t<input>\n'
+                f'\t\t\t\t<port id="0" precision="FP32">{dims(i)}</port>\n\t\t\t</input>\n\t\t\t<output>\n'
+                f'\t\t\t\t<port id="1" precision="FP32" names="r{i}">{dims(i + 1)}</port>\n'
+                '\t\t\t</output>\n\t\t</layer>\n')
+    with open(path, "w") as f:
+        f.write('<?xml version="1.0"?>\n<net name="distinct" version="11">\n\t<layers>\n'
+                '\t\t<layer id="0" name="x" type="Parameter" version="opset1">\n'
+                '\t\t\t<data shape="1,1,4,4" element_type="f32" />\n\t\t\t<output>\n'
+                '\t\t\t\t<port id="0" precision="FP32"><dim>1</dim><dim>1</dim><dim>4</dim><dim>4</dim></port>\n'
+                '\t\t\t</output>\n\t\t</layer>\n')
+        n, block = 0, 10000
+        while f.tell() < min_bytes:
+            f.write("".join(relu(i) for i in range(n + 1, n + block + 1)))
+            n += block
+        f.write("\t</layers>\n\t<edges>\n")
+        for i in range(0, n, block):
+            f.write("".join(f'\t\t<edge from-layer="{k}" from-port="{0 if k == 0 else 1}" to-layer="{k + 1}"'
+                            ' to-port="0" />\n' for k in range(i, min(i + block, n))))
+        f.write("\t</edges>\n</net>\n")
+    return n

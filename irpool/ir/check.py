@@ -8,6 +8,7 @@ included) or what another pooling layer computes.
 """
 from __future__ import annotations
 
+import marshal
 import math
 from dataclasses import asdict, dataclass, field, replace
 
@@ -20,7 +21,7 @@ from .elements import element_type
 from .layers import POOL_TYPES, check_dims, interpret, is_pooling, type_refusal
 from .parse import (BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs,
                     content_key, light_ports, line_of)
-from .table import LayerTable
+from .table import Blocks, LayerTable
 
 
 @dataclass
@@ -65,6 +66,7 @@ class Report:
 _EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in EDGE_ENDS]
 BODY_TYPES = ("TensorIterator", "Loop", "If")      # the ops whose <layer> holds nets
 _CLEAN_KEYS = 4096        # content keys remembered as clean, at most
+_SIGNATURES = 1 << 12     # distinct signatures kept as objects; past that, each new one goes to `spill`
 
 
 class _Net:
@@ -75,8 +77,9 @@ class _Net:
         self.doc, self.file, self.report, self.path = doc, doc.file, report, path
         self.seen = LayerTable()  # every layer: its id, name and signature (type, output ports, input ports)
         self.signatures = {}    # (type, ((output port id, raw dims), ...), (input ...)) -> its number
-        self.by_number = []     # signature number -> signature + its ports as dicts: memory grows with distinct
-        #                         shapes, not layers
+        self.by_number = []     # signature number -> signature + its ports as dicts, for the first _SIGNATURES
+        self.spill = Blocks()   # the signatures of later layers with signatures not seen before, as bytes
+        self.unspilled = {}     # a few spilled signatures read back
         self.clean = {}         # content key of a pooling or Parameter layer that gave no finding -> (its ports,
         #                         explain's record of it)
         self.early_edges = []   # edges read before any layer
@@ -173,20 +176,37 @@ class _Net:
         """A new layer id: its name and signature, (type, output ports, input ports) as (id, raw dims) pairs."""
         sig = (layer_type,) + ports
         number = self.signatures.get(sig)
-        if number is None:
+        if number is None and len(self.by_number) < _SIGNATURES:
             number = self.signatures[sig] = len(self.by_number)
             self.by_number.append(sig + (dict(ports[0]), dict(ports[1])))    # and the ports as dicts, for edges
+        elif number is None:        # a file of ever-new shapes: one record a layer, compressed (flat memory)
+            data = marshal.dumps(sig)
+            number = -1 - self.spill.append(len(data).to_bytes(4, "little") + data)
         self.seen.add(lid, name, number)
 
     def signature(self, lid):
         """(type, output ports, input ports, the same two as dicts) of a layer read so far, or None."""
         row = self.seen.row(lid)
-        return None if row is None else self.by_number[self.seen.value[row]]
+        return None if row is None else self._signature(self.seen.value[row])
+
+    def _signature(self, number):
+        if number >= 0:
+            return self.by_number[number]
+        sig = self.unspilled.get(number)
+        if sig is None:
+            start = -1 - number
+            size = int.from_bytes(self.spill.read(start, start + 4), "little")
+            sig = marshal.loads(self.spill.read(start + 4, start + 4 + size))
+            sig += (dict(sig[1]), dict(sig[2]))
+            if len(self.unspilled) >= 256:
+                self.unspilled.clear()
+            self.unspilled[number] = sig
+        return sig
 
     def info(self, lid):
         """(name, type, output ports, input ports, ...) of a layer read so far, or None."""
         row = self.seen.row(lid)
-        return None if row is None else (self.seen.name(row),) + self.by_number[self.seen.value[row]]
+        return None if row is None else (self.seen.name(row),) + self._signature(self.seen.value[row])
 
     def parameter(self, layer: Layer) -> None:
         et_text = layer.data.get("element_type")

@@ -14,7 +14,47 @@ from bisect import bisect_right
 
 _SLACK = 1 << 20          # a numeric id up to 2 * rows + this indexes the array; a larger one goes to the dict
 _SMALL = 1 << 16          # a net of fewer layers keeps its ids in a dict
-_BLOCK = 1 << 16          # names are compressed in blocks of this many bytes
+_BLOCK = 1 << 16          # Blocks compresses this many bytes at a time
+
+
+class Blocks:
+    """Bytes appended and read back by offset, kept zlib-compressed a block at a time (the block being
+    filled stays open; the last one read stays decompressed)."""
+
+    def __init__(self):
+        self._open = bytearray()
+        self._blocks = []              # compressed, in order
+        self._firsts = array("q")      # the offset each block starts at
+        self._base = 0                 # the offset the open block starts at
+        self._last = (-1, b"")
+
+    def __len__(self) -> int:
+        return self._base + len(self._open)
+
+    def append(self, data: bytes) -> int:
+        """Append `data`; the offset it starts at."""
+        start = len(self)
+        self._open += data
+        if len(self._open) >= _BLOCK:
+            self._blocks.append(zlib.compress(bytes(self._open), 1))
+            self._firsts.append(self._base)
+            self._base += len(self._open)
+            self._open = bytearray()
+        return start
+
+    def read(self, start: int, end: int) -> bytes:
+        out = b""
+        while start < end:
+            if start >= self._base:
+                return out + bytes(self._open[start - self._base: end - self._base])
+            k = bisect_right(self._firsts, start) - 1
+            if self._last[0] != k:
+                self._last = (k, zlib.decompress(self._blocks[k]))
+            block, first = self._last[1], self._firsts[k]
+            piece = block[start - first: end - first]
+            out += piece
+            start += len(piece)
+        return out
 
 
 class LayerTable:
@@ -23,13 +63,9 @@ class LayerTable:
         self._by_text = {}             # any other id -> row
         self._num = array("i")         # row -> int(id), -1 when the id is in _by_text
         self._text = {}                # row -> id, for those
-        self.value = array("i")        # row -> the caller's number (a signature, a group)
-        self._names = bytearray()      # the names of the rows since the last block was closed
-        self._blocks = []              # compressed names of earlier rows, a block at a time
-        self._firsts = array("q")      # the byte offset each block starts at
-        self._ends = array("q")        # row -> end offset of its name (it starts where the row before's ends)
-        self._open = 0                 # the byte offset _names starts at
-        self._last = (-1, b"")         # the block decompressed last
+        self.value = array("i")        # row -> the caller's number (a signature, a group; int32: any file under 2 GiB)
+        self._names = Blocks()         # every name, one after the other
+        self._ends = array("i")        # row -> end offset of its name (it starts where the row before's ends)
         self._nameless = set()         # rows of layers with no name attribute
 
     def __len__(self) -> int:
@@ -69,13 +105,8 @@ class LayerTable:
         if name is None:
             self._nameless.add(row)
         else:
-            self._names += name.encode("utf-8", "surrogatepass")
-        self._ends.append(self._open + len(self._names))
-        if len(self._names) >= _BLOCK:
-            self._blocks.append(zlib.compress(bytes(self._names), 1))
-            self._firsts.append(self._open)
-            self._open += len(self._names)
-            self._names = bytearray()
+            self._names.append(name.encode("utf-8", "surrogatepass"))
+        self._ends.append(len(self._names))
         return row
 
     def _set(self, n: int, row: int) -> None:
@@ -104,18 +135,4 @@ class LayerTable:
         if row in self._nameless:
             return None
         start, end = self._ends[row - 1] if row else 0, self._ends[row]
-        return self._bytes(start, end).decode("utf-8", "surrogatepass")
-
-    def _bytes(self, start: int, end: int) -> bytes:
-        out = b""
-        while start < end:
-            if start >= self._open:
-                return out + bytes(self._names[start - self._open: end - self._open])
-            k = bisect_right(self._firsts, start) - 1
-            if self._last[0] != k:
-                self._last = (k, zlib.decompress(self._blocks[k]))
-            block, first = self._last[1], self._firsts[k]
-            piece = block[start - first: end - first]
-            out += piece
-            start += len(piece)
-        return out
+        return self._names.read(start, end).decode("utf-8", "surrogatepass")
