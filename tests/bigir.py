@@ -59,7 +59,7 @@ def expected(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def write_distinct(path, min_bytes: int) -> int:
+def write_distinct(path, min_bytes: int, block: int = 10000) -> int:
     """A net whose every layer has port dims of its own (a chain of Relu, channels 1, 2, 3, ...): what
     defeats any sharing of shapes between layers. For check and explain; the number of layers."""
     def relu(i):
@@ -74,7 +74,7 @@ def write_distinct(path, min_bytes: int) -> int:
                 '\t\t\t<data shape="1,1,4,4" element_type="f32" />\n\t\t\t<output>\n'
                 '\t\t\t\t<port id="0" precision="FP32"><dim>1</dim><dim>1</dim><dim>4</dim><dim>4</dim></port>\n'
                 '\t\t\t</output>\n\t\t</layer>\n')
-        n, block = 0, 10000
+        n = 0
         while f.tell() < min_bytes:
             f.write("".join(relu(i) for i in range(n + 1, n + block + 1)))
             n += block

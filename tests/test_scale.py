@@ -109,3 +109,23 @@ def test_layers_read_as_one_group_still_answer_for_themselves():
         assert (e.layer_id, e.layer_name, e.line) == ("2", "second", second_input), (e.layer_id, e.layer_name, e.line)
     else:
         raise AssertionError("the second layer's input [1,1,2,2] against its declared [1,1,4,4] was not refused")
+
+
+def test_signatures_kept_as_bytes_give_the_same_findings(tmp_path):
+    """Past the first distinct port signatures, check keeps each new one marshalled in compressed blocks; the
+    edge check reads them back and finds the same, at the same lines, naming the same layers."""
+    from unittest import mock
+
+    import irpool
+    check_module = sys.modules["irpool.ir.check"]
+    assert bigir.write_distinct(tmp_path / "d.xml", 1000, block=40) == 40
+    net = (tmp_path / "d.xml").read_text()
+    # break three edges: a late layer's input dims, a port id, a layer id
+    broken = net.replace('<port id="0" precision="FP32"><dim>1</dim><dim>31</dim>',
+                         '<port id="0" precision="FP32"><dim>1</dim><dim>30</dim>') \
+        .replace('from-layer="20" from-port="1"', 'from-layer="20" from-port="7"') \
+        .replace('to-layer="35"', 'to-layer="3500"')
+    want = [str(f) for f in irpool.check(broken).findings]
+    assert [f.split("[")[1].split("]")[0] for f in want] == ["edge-mismatch"] * 3, want
+    with mock.patch.object(check_module, "_SIGNATURES", 2):
+        assert [str(f) for f in irpool.check(broken).findings] == want
