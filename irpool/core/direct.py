@@ -24,7 +24,8 @@ from .layout import inside_range, word_copy
 
 
 class Direct:
-    """One thread's buffers for chunks of `planes` planes of one geometry, and the taps of each axis."""
+    """One thread's buffers for chunks of `planes` planes of one geometry, and the taps of each axis
+    (worked out once, here)."""
 
     def __init__(self, g, planes: int):
         self.g = g
@@ -40,6 +41,22 @@ class Direct:
         self.margin = g.plans[-1].pad_begin
         self.zbuf = np.empty(self.margin + math.prod(shape), dtype=g.ctype)
         self.nbytes = sum(b.nbytes for b in self.stages) + self.zbuf.nbytes
+        # per axis but the last, each landing tap: (first output, end output, the slice of the axis it reads)
+        self.taps = []
+        for p in g.plans[:-1]:
+            taps = []
+            for t in range(p.kernel):
+                off = t * p.dilation - p.pad_begin
+                lo, hi = inside_range(p, off, p.out)
+                if hi > lo:
+                    taps.append((lo, hi, slice(lo * p.stride + off, (hi - 1) * p.stride + off + 1, p.stride)))
+            self.taps.append(taps)
+        # the last axis: each tap's offset from its window's start, and the windows with every tap inside
+        p = g.plans[-1]
+        self.offs = [t * p.dilation - p.pad_begin for t in range(p.kernel)]
+        self.lo = -(min(self.offs) // p.stride) if min(self.offs) < 0 else 0
+        last = p.length - 1 - max(self.offs)
+        self.hi = min(p.out, last // p.stride + 1) if last >= 0 else 0
 
     def chunk(self, xs: np.ndarray, out: np.ndarray) -> None:
         """Reduce xs (m, S_1..S_n) into out (m, O_1..O_n): sums for an average, maxima for max."""
@@ -52,13 +69,7 @@ class Direct:
 
     def _axis(self, src, dst, a: int) -> None:
         p, lead, op = self.g.plans[a], (slice(None),) * (1 + a), self.op
-        taps = []                                   # (first output, end output, view of src) per landing tap
-        for t in range(p.kernel):
-            off = t * p.dilation - p.pad_begin
-            lo, hi = inside_range(p, off, p.out)
-            if hi > lo:
-                taps.append((lo, hi, src[lead + (slice(lo * p.stride + off, (hi - 1) * p.stride + off + 1,
-                                                        p.stride),)]))
+        taps = [(lo, hi, src[lead + (axis,)]) for lo, hi, axis in self.taps[a]]
         whole = [i for i, (lo, hi, _) in enumerate(taps) if lo == 0 and hi == p.out][:2]
         if len(whole) == 2:
             op(taps[whole[0]][2], taps[whole[1]][2], out=dst)
@@ -72,11 +83,8 @@ class Direct:
                 op(d, v, out=d)
 
     def _last(self, src, out) -> None:
-        p, op = self.g.plans[-1], self.op
+        p, op, offs, lo, hi = self.g.plans[-1], self.op, self.offs, self.lo, self.hi
         length, s = p.length, p.stride
-        offs = [t * p.dilation - p.pad_begin for t in range(p.kernel)]
-        lo = -(min(offs) // s) if min(offs) < 0 else 0                  # the windows with every tap inside
-        hi = min(p.out, (length - 1 - max(offs)) // s + 1) if length - 1 - max(offs) >= 0 else 0
         if hi > lo:
             flat, first, span = src.reshape(-1), min(offs), max(offs) - min(offs)
             into_out = s == 1 and out.shape == src.shape and out.flags.c_contiguous

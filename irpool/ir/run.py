@@ -214,27 +214,25 @@ class Program:
 
     def _edge(self, e, pending):
         """Take in one edge (into `pending` while a layer it names is not read yet); an IRError, if any."""
+        def refused(what):
+            return IRError(what, file=self.file, line=e.line, code="edge-mismatch")
         a, b = self.table.row(e.from_layer), self.table.row(e.to_layer)
-        where = dict(file=self.file, line=e.line, code="edge-mismatch")
-        name = f"edge {e.from_layer}:{e.from_port} -> {e.to_layer}:{e.to_port}"
         if a is None or b is None:
             if pending is not None:
                 pending.append(e)
                 return None
-            return IRError(f"{name} names a missing layer", **where)
+            return refused(f"edge {e.from_layer}:{e.from_port} -> {e.to_layer}:{e.to_port} names a missing layer")
         value = self.table.value[b]
-        target = self.groups[value].inputs[0].id if value >= 0 else None
-        if e.to_port != target:
-            if (b, e.to_port) in self._other_ports:
-                return IRError(f"input port {e.to_port} of layer {e.to_layer} is fed by two edges", **where)
+        feeds_input = value >= 0 and e.to_port == self.groups[value].inputs[0].id
+        if self.source[b] >= 0 if feeds_input else (b, e.to_port) in self._other_ports:
+            return refused(f"input port {e.to_port} of layer {e.to_layer} is fed by two edges")
+        if not feeds_input:
             self._other_ports.add((b, e.to_port))
             return None
-        if self.source[b] >= 0:
-            return IRError(f"input port {e.to_port} of layer {e.to_layer} is fed by two edges", **where)
         port = next((k for k, p in enumerate(self._outputs(a)) if p.id == e.from_port), None)
         if port is None or port > 3:
-            return IRError(f"{name} leaves from output port {e.from_port}, which layer {e.from_layer} does not"
-                           " declare", **where)
+            return refused(f"edge {e.from_layer}:{e.from_port} -> {e.to_layer}:{e.to_port} leaves from output port"
+                           f" {e.from_port}, which layer {e.from_layer} does not declare")
         self.source[b] = 4 * a + port
         return None
 
