@@ -127,21 +127,15 @@ def test_what_openvino_refuses_irpool_refuses(seed):
 def test_windows_that_do_not_overlap_run_like_openvino_on_large_inputs(tmp_path):
     """Inputs of 256 KB and more with kernel <= stride take the core's direct path (direct.py): saved by
     OpenVINO, run by irpool, equal to the CPU plugin's outputs, max and average, floor and ceil."""
-    import importlib
-    direct = importlib.import_module("irpool.core.direct").Direct
+    from directcases import counting_direct, random_case
     rng, compared, through = np.random.default_rng(5), 0, 0
     for i in range(40):
-        nd = int(rng.integers(1, 4))
-        k = [int(rng.integers(1, 4)) for _ in range(nd)]
-        s = [kk + int(rng.integers(0, 2)) for kk in k]
-        spatial = {1: [int(rng.integers(20000, 70000))], 2: [int(v) for v in rng.integers(40, 120, 2)],
-                   3: [int(v) for v in rng.integers(12, 30, 3)]}[nd]
+        k, s, pb, pe, shape = random_case(rng)
         op = str(rng.choice(["MaxPool", "AvgPool"]))
-        cfg = dict(op=op, version=1, dtype="float32", auto_pad="explicit", shape=[1, int(rng.integers(2, 9))] + spatial,
-                   kernel=k, strides=s, dilations=[1] * nd, pads_begin=[int(rng.integers(0, kk)) for kk in k],
-                   pads_end=[int(rng.integers(0, kk)) for kk in k], rounding_type=str(rng.choice(["floor", "ceil"])),
+        cfg = dict(op=op, version=1, dtype="float32", auto_pad="explicit", shape=shape, kernel=k, strides=s,
+                   dilations=[1] * len(k), pads_begin=pb, pads_end=pe, rounding_type=str(rng.choice(["floor", "ceil"])),
                    exclude_pad=bool(rng.integers(0, 2)), index_element_type="i64", axis=0)
-        x = rng.standard_normal(cfg["shape"]).astype(np.float32)
+        x = rng.standard_normal(shape).astype(np.float32)
         try:
             model = ov_model(cfg)
             want = ov_outputs(cfg, x)
@@ -149,10 +143,7 @@ def test_windows_that_do_not_overlap_run_like_openvino_on_large_inputs(tmp_path)
             continue
         path = tmp_path / f"m{i}.xml"
         ov.save_model(model, path, compress_to_fp16=False)
-        with pytest.MonkeyPatch.context() as mp:
-            calls = []
-            chunk = direct.chunk
-            mp.setattr(direct, "chunk", lambda self, xs, out: calls.append(1) or chunk(self, xs, out))
+        with counting_direct() as calls:
             got = list(irpool.run(path, {"x": x}, threads=1).values())
         compared, through = compared + 1, through + bool(calls)
         for a, b in zip(got, want):

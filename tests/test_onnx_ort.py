@@ -436,32 +436,23 @@ def test_differences_beyond_the_defects():
 def test_windows_that_do_not_overlap_match_onnxruntime_on_large_inputs():
     """Inputs of 256 KB and more with kernel <= stride take the core's direct path (direct.py): MaxPool and
     AveragePool (count_include_pad both ways, ceil_mode both ways) against onnxruntime."""
-    import importlib
-    direct = importlib.import_module("irpool.core.direct").Direct
+    from directcases import counting_direct, random_case
     rng, compared, through = np.random.default_rng(11), 0, 0
-    for _ in range(40):
-        nd = int(rng.integers(1, 4))
-        k = [int(rng.integers(1, 4)) for _ in range(nd)]
-        s = [kk + int(rng.integers(0, 2)) for kk in k]
-        spatial = {1: [int(rng.integers(20000, 70000))], 2: [int(v) for v in rng.integers(40, 120, 2)],
-                   3: [int(v) for v in rng.integers(12, 30, 3)]}[nd]
+    for _ in range(80):
+        k, s, pb, pe, shape = random_case(rng)
         op = str(rng.choice(["MaxPool", "AveragePool"]))
-        attrs = dict(kernel_shape=k, strides=s, pads=[int(rng.integers(0, kk)) for kk in k * 2],
-                     ceil_mode=int(rng.integers(0, 2)))
+        attrs = dict(kernel_shape=k, strides=s, pads=pb + pe, ceil_mode=int(rng.integers(0, 2)))
         if op == "AveragePool":
             attrs["count_include_pad"] = int(rng.integers(0, 2))
-        x = rng.standard_normal([1, int(rng.integers(2, 9))] + spatial).astype(np.float32)
+        x = rng.standard_normal(shape).astype(np.float32)
         try:
             (want,) = ort_run(op, x, attrs, 19, 1)
         except Exception:          # noqa: BLE001 (onnxruntime refuses some ceil_mode windows: not compared)
             continue
-        with pytest.MonkeyPatch.context() as mp:
-            calls = []
-            chunk = direct.chunk
-            mp.setattr(direct, "chunk", lambda self, xs, out: calls.append(1) or chunk(self, xs, out))
+        with counting_direct() as calls:
             got = irpool.onnx.run(op, x, attrs, opset=19, threads=1)
         got = got[0] if isinstance(got, (tuple, list)) else got
         compared, through = compared + 1, through + bool(calls)
         assert got.shape == want.shape, attrs
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=f"{op} {attrs}")
-    assert compared >= 30 and through >= 10, (compared, through)
+    assert compared >= 60 and through >= 20, (compared, through)
