@@ -254,13 +254,14 @@ class _Net:
         x = layer.inputs[0]
         et = _check_precisions(self, layer)
         if et is not None:
-            why = type_refusal(pl, et, channels=x_dims[1] if x_dims else None)
-            if why:
-                self.finding("bad-precision", why, x.line, layer)
-            elif pl.outputs == 2 and len(layer.outputs) == 2:
-                why = type_refusal(pl, et, indices_used=True)
-                if why:
-                    self.index_ports[(layer.id, layer.outputs[1].id)] = why
+            refusal = type_refusal(pl, et, channels=x_dims[1] if x_dims else None)
+            if refusal:
+                code, why = refusal
+                self.finding(code, why, x.line, layer, severity="warning" if code == "cpu-dependent" else "error")
+            if (not refusal or refusal[0] != "bad-precision") and pl.outputs == 2 and len(layer.outputs) == 2:
+                refusal = type_refusal(pl, et, indices_used=True)
+                if refusal and refusal[0] == "bad-precision":
+                    self.index_ports[(layer.id, layer.outputs[1].id)] = refusal[1]
         if len(layer.outputs) != pl.outputs:
             self.finding("bad-structure", f"{pl.op} has {pl.outputs} output port(s), the layer declares"
                          f" {len(layer.outputs)}", layer.line, layer)

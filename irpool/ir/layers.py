@@ -154,16 +154,31 @@ def check_dims(pl: PoolLayer, dims, file: str | None) -> None:
                               code="bad-attribute", **pl.layer.where(file, pl.layer.data_line))
 
 
-def type_refusal(pl: PoolLayer, et, indices_used: bool = False, channels=None) -> str | None:
-    """Why OpenVINO's CPU plugin does not compile this layer on input element type `et` (and `channels`, the
-    input's C when it is known); None if it does."""
+def type_refusal(pl: PoolLayer, et, indices_used: bool = False, channels=None) -> tuple[str, str] | None:
+    """What OpenVINO's CPU plugin does with this layer on input element type `et` (and `channels`, the input's C
+    when it is known), as (code, reason): `bad-precision` where it refuses on every machine, `cpu-dependent`
+    where it compiles only on CPUs with a kernel for it (schemas/openvino.json names the machines); None where
+    it compiles everywhere measured."""
     op = load("openvino")["ops"][pl.op]
-    if et.name not in op["input_types"]:
-        return f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} (it takes {', '.join(op['input_types'])})"
-    if channels == 1 and et.name in op.get("not_one_channel", ()):
-        return f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} with one channel"
+    dilated = any(d > 1 for d in pl.spec.dilations)
+    for rule in op.get("cpu_dependent", ()):
+        if et.name in rule["types"] and all({"one_channel": channels == 1, "dilated": dilated}[w] for w in rule["when"]):
+            if indices_used and et.name in op.get("not_with_indices", ()):
+                break                                   # refused everywhere all the same
+            return "cpu-dependent", _cpu_dependent(pl.op, et.name, rule)
+    if et.name not in op["input_types"] and not any(et.name in r["types"] for r in op.get("cpu_dependent", ())):
+        return "bad-precision", (f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} on any CPU"
+                                 f" (it takes {', '.join(op['input_types'])})")
     if indices_used and et.name in op.get("not_with_indices", ()):
-        return f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} when its indices output is used"
-    if channels == 1 and any(d > 1 for d in pl.spec.dilations) and et.name in op.get("not_dilated", ()):
-        return f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} with a dilation above 1 and one channel"
+        return "bad-precision", (f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} when its indices"
+                                 f" output is used, on any CPU (its reference implementation has no {et.name})")
     return None
+
+
+def _cpu_dependent(op: str, name: str, rule: dict) -> str:
+    machines = load("openvino")["machines"]
+    cond = " and ".join({"one_channel": "one channel", "dilated": "a dilation above 1"}[w] for w in rule["when"])
+    said = lambda keys: "; ".join(machines[k]["cpu"] for k in keys) or "none measured yet"  # noqa: E731
+    return (f"OpenVINO's CPU plugin compiles {op} on {name}{' with ' + cond if cond else ''} only where the CPU"
+            f" has a kernel for it ({rule['why']}): refused on {said(rule['refused_on'])}; compiled on"
+            f" {said(rule['compiled_on'])}")

@@ -46,8 +46,11 @@ def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = Tru
                       **layer.where(file, layer.inputs[0].line))
     check_dims(pl, x.shape, file)
     et = of_dtype(x.dtype)
-    why = f"irpool has no IR element type for arrays of {x.dtype}" if et is None else \
-        type_refusal(pl, et, channels=x.shape[1])
+    why = f"irpool has no IR element type for arrays of {x.dtype}" if et is None else None
+    if et is not None:
+        refusal = type_refusal(pl, et, channels=x.shape[1])
+        if refusal and (refusal[0] == "bad-precision" or et.compute is None):
+            why = refusal[1]                # (a type some CPUs compile runs where irpool knows how it pools)
     if not why and pl.spec.reduction == "avg" and not et.averages:
         why = f"irpool does not reproduce how OpenVINO's CPU plugin rounds an average to {et.name}"
     if why:
