@@ -66,11 +66,13 @@ def ref_pool(x, spec):
         lowest = (float("-inf") if x.dtype == np.float16
                   else (np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min))
     any_pad = any(pb or pe for pb, pe, _ in plan)
+    # DESIGN: sums run in float32 (float64 for float64 input), as the CPU plugin and onnxruntime add
+    acc = np.float64 if x.dtype == np.float64 else np.float32 if spec.reduction == "avg" else float
     for n in range(n_):
         for c in range(c_):
             for o in itertools.product(*[range(v) for v in outs]):
                 best, best_i, started = lowest if is_max else None, None, False
-                total, count, count_onnx = 0.0, 0, 1
+                total, count, count_onnx = acc(0.0), 0, 1
                 for ax in range(len(spatial)):   # ONNX include: window clipped to [-pb, L + pe), per axis
                     pb, pe, _ = plan[ax]
                     count_onnx *= sum(1 for t in range(spec.kernel[ax])
@@ -93,7 +95,8 @@ def ref_pool(x, spec):
                                 best_i = int(np.ravel_multi_index(pos, spatial, order="F"))
                     else:
                         count += 1
-                        total += float(v) if spec.reduction == "avg" else abs(float(v)) ** spec.p
+                        # one tap at a time in row-major order, from +0.0, in the accumulator type
+                        total = acc(total + acc(v)) if spec.reduction == "avg" else total + abs(float(v)) ** spec.p
                 if is_max:
                     vals[(n, c) + o] = best
                     idx[(n, c) + o] = (n * c_ + c) * plane + (best_i if best_i is not None else 0)
@@ -118,7 +121,8 @@ def ref_pool(x, spec):
                         div = math.prod(spec.kernel) if any_pad else count
                     else:
                         div = count_onnx
-                    vals[(n, c) + o] = total / div if div else float("nan")
+                    with np.errstate(invalid="ignore", divide="ignore"):
+                        vals[(n, c) + o] = acc(total) / acc(div)      # 0 / 0: NaN; 0 / -k: -0.0
     axis = spec.index_axis % x.ndim
     if axis:
         idx %= math.prod(x.shape[axis:])

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import irpool
+from bits import assert_same_bits
 from irbuild import net_xml
 from ovbuild import assert_same_as_openvino, ov_model, ov_outputs, random_config, random_input
 
@@ -131,7 +132,7 @@ def test_windows_that_do_not_overlap_run_like_openvino_on_large_inputs(tmp_path)
     rng, compared, through = np.random.default_rng(5), 0, 0
     for i in range(40):
         k, s, pb, pe, shape = random_case(rng)
-        op = str(rng.choice(["MaxPool", "AvgPool"]))
+        op = str(rng.choice(["MaxPool", "AvgPool"], p=[0.75, 0.25]))     # (the direct path runs max only)
         cfg = dict(op=op, version=1, dtype="float32", auto_pad="explicit", shape=shape, kernel=k, strides=s,
                    dilations=[1] * len(k), pads_begin=pb, pads_end=pe, rounding_type=str(rng.choice(["floor", "ceil"])),
                    exclude_pad=bool(rng.integers(0, 2)), index_element_type="i64", axis=0)
@@ -147,6 +148,5 @@ def test_windows_that_do_not_overlap_run_like_openvino_on_large_inputs(tmp_path)
             got = list(irpool.run(path, {"x": x}, threads=1).values())
         compared, through = compared + 1, through + bool(calls)
         for a, b in zip(got, want):
-            assert a.shape == b.shape, cfg
-            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5, err_msg=str(cfg))
+            assert_same_bits(a, b, cfg)
     assert compared >= 30 and through >= 10, (compared, through)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import irpool
+from bits import assert_same_bits
 from probe_plugin import compile_result
 
 ov = pytest.importorskip("openvino")
@@ -116,14 +117,7 @@ def test_every_element_type_is_read_and_pooled_as_the_cpu_plugin_does(name, laye
     got = list(irpool.run(path, {"x": x}).values())
     assert len(got) == len(want)
     for g, w in zip(got, want):
-        w = from_tensor(w, g.dtype)
-        assert g.shape == w.shape and g.dtype == w.dtype, (name, layer, g.dtype, w.dtype)
-        if g.dtype.kind == "f" or name in BYTES:     # float sums: the order of the float32 additions differs
-            tol = 1e-5 if name in ("f32", "f64") else 2e-3 if name == "f16" else 2 ** -7 if name == "bf16" else 0
-            np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=tol, atol=tol,
-                                       err_msg=f"{name} {layer}")
-        else:
-            np.testing.assert_array_equal(g, w, err_msg=f"{name} {layer}")
+        assert_same_bits(g, from_tensor(w, g.dtype), (name, layer))
 
 
 def test_types_numpy_lacks_name_the_extra_without_ml_dtypes(tmp_path):
@@ -446,10 +440,7 @@ def test_empty_average_windows_equal_the_cpu_plugin(cfg):
     x = np.arange(1, np.prod(cfg["shape"]) + 1, dtype=np.float32).reshape(cfg["shape"])
     (want,) = ov_outputs(cfg, x)
     (got,) = irpool.run(net_xml(cfg), {"x": x}).values()
-    assert got.shape == want.shape
-    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=str(cfg))
-    np.testing.assert_array_equal(np.signbit(got[got == 0]), np.signbit(want[got == 0]), err_msg=str(cfg))
-    np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=str(cfg))
+    assert_same_bits(got, want, cfg)
 
 
 # -- line numbers and structure -----------------------------------------------------------------------------

@@ -11,7 +11,13 @@ Max follows OpenVINO's CPU plugin: start from the lowest finite value of the com
 computed in float32, so its empty window is -inf) with the window's (n, c) base index, take a tap only
 when it is strictly greater (ties keep the first tap in row-major kernel order, NaN never wins). The
 values come from fmax over the taps; the index is the first tap equal to that maximum, if it is above
-lowest.
+lowest. fmax's choice between tied -0.0 and +0.0 is numpy's and the CPU's, so a window whose maximum is
+zero then takes the sign of its first zero tap (`_zero_signs`): the value is the element the index points
+at, on every machine.
+
+Sums (average, Lp) add the taps one at a time in row-major kernel order, starting from +0.0, as the
+plugin and onnxruntime do (measured bit for bit): so they are never split by axis, and an all -0.0 window
+averages to +0.0.
 
 An integer average is the CPU plugin's too: a float32 average rounded half to even (measured: the mean
 of 3 and 4 is 4, of -1 and 0 is 0, of 254 and 255 is 254). It is exact while sums stay below 2**24;
@@ -20,6 +26,7 @@ past that the plugin's own float32 summation order decides the last bits.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import os
 import threading
@@ -163,7 +170,9 @@ class _Geometry:
         ntaps = [len(a.taps) for a in self.axes]
         residues = [len(a.residues) for a in self.axes]
         direct = math.prod(ntaps) - 1          # numpy calls over one block: the first call takes two taps
-        self.separable = sum((ntaps[i] - 1) * math.prod(residues[:i]) for i in range(n)) < direct
+        # axis by axis only for max: a sum's bits depend on the order of its additions
+        self.separable = spec.reduction == "max" and \
+            sum((ntaps[i] - 1) * math.prod(residues[:i]) for i in range(n)) < direct
         if spec.reduction == "avg":
             self.div = _divisor(spec, plans, n).astype(self.ctype)
         # One window per axis (global pools, a 7x7 pool of a 7x7 input): reduce its part of the input at once.
@@ -176,7 +185,7 @@ class _Geometry:
                                 for p, a in zip(plans, self.axes))
         # Without a phase buffer (direct.py): channels-first max and average without indices, computed in the
         # input's own type, where _use_direct says it pays
-        self.direct = (not want_indices and self.window is None and not last and spec.reduction in ("max", "avg")
+        self.direct = (not want_indices and self.window is None and not last and spec.reduction == "max"
                        and self.ctype == dtype and math.prod(shape) * dtype.itemsize >= DIRECT_BYTES
                        and _use_direct(plans))
         if want_indices:
@@ -187,7 +196,7 @@ class _Geometry:
 
 def _use_direct(plans) -> bool:
     """Windows that do not overlap (kernel <= stride, dilation 1, every axis): the phase buffer's copy
-    is then pure cost. Measured against the phase path, one thread, best of two medians: 0.53-0.60 on
+    is then pure cost. Max only: the direct path adds axis by axis, which changes a sum's last bits. Measured against the phase path, one thread, best of two medians: 0.53-0.60 on
     3-D 2x2x2 s2, 0.70 on 3x3 s3, 0.76-1.07 on 2-D 2x2 s2 (smaller planes gain most), 0.83 on 1-D k2 s2.
     Overlapping windows mostly lose (1.1-1.7 on 3x3 s2 and s1 in 2-D, 3.6 with dilation 2), so they stay."""
     return all(p.kernel <= p.stride and p.dilation == 1 for p in plans)
@@ -212,6 +221,7 @@ class _Run:
             if not self.root.flags.c_contiguous:
                 self.root, self.offset = self.x, 0
         self.values = np.empty(g.out_shape, dtype=x.dtype)
+        self.negative_zero = None               # does x hold a -0.0 (looked for only when a maximum is zero)
         self.v = self.values.reshape(g.v_shape)
         # "first" (onnxruntime) differs from "lowest" only for a window whose first tap is NaN or
         # not above the lowest value; without such elements the cheaper "lowest" passes are exact
@@ -290,6 +300,8 @@ class _Run:
                     and not ws.flat_result.min() >= self.g.identity:    # (contiguous: a faster min)
                 np.fmax(grid, self.g.identity, out=grid)  # all-NaN or -inf windows start from lowest
             np.copyto(out, grid, casting="unsafe")
+            if self.g.ctype.kind == "f" and not self.exact_first:
+                self._zero_signs(a, b, out)
         else:
             self._finish(grid, out)
         if self.g.want_indices:
@@ -299,6 +311,7 @@ class _Run:
         """Sums to averages, in the sums' float type (an integer output rounded half to even first), or
         sums of |x|^p to their p-th root."""
         p = self.g.spec.p
+        np.add(total, 0.0, out=total, casting="unsafe")     # the plugin's sums start at +0.0: -0.0 + 0 = +0.0
         if self.g.spec.reduction == "lp":
             if p == 2.0:
                 np.sqrt(total, out=out, casting="unsafe")
@@ -316,10 +329,10 @@ class _Run:
         """Straight from the input (direct.py), then the same last step as the phase path."""
         out = self.v[a:b]
         _workspace(self, b - a, Direct).chunk(self.x[a:b, ..., 0], out[..., 0])
-        if self.g.spec.reduction == "avg":
-            self._finish(out, out)
-        elif self.g.ctype.kind == "f" and not out.min() >= self.g.identity:
-            np.fmax(out, self.g.identity, out=out)      # all-NaN or -inf windows start from lowest
+        if self.g.ctype.kind == "f":
+            if not out.min() >= self.g.identity:
+                np.fmax(out, self.g.identity, out=out)      # all-NaN or -inf windows start from lowest
+            self._zero_signs(a, b, out)
 
     def _window_chunk(self, a, b):
         """One window per axis: a numpy reduction over its part of the input, same identities and divisors."""
@@ -331,11 +344,43 @@ class _Run:
             if g.ctype.kind == "f":
                 np.fmax(r, g.identity, out=r)       # all-NaN or -inf windows: the lowest value, as the taps do
             np.copyto(out, r, casting="unsafe")
+            if g.ctype.kind == "f":
+                self._zero_signs(a, b, out)
             return
+        # one tap after the other in row-major order (numpy's own sum adds pairwise): a running sum along
+        # the window's elements, flattened, whose last entry is the sum
+        flat = np.array(view, dtype=g.ctype).reshape(view.shape[0], -1, view.shape[-1])     # (a copy: x is the caller's)
         if red == "lp":
-            view = view.astype(g.ctype)
-            _lp_powers(view, g.spec.p)
-        self._finish(np.add.reduce(view, axis=axes, dtype=g.ctype, keepdims=True), out)
+            _lp_powers(flat, g.spec.p)
+        np.add.accumulate(flat, axis=1, out=flat)
+        self._finish(flat[:, -1:].reshape(out.shape), out)
+
+    def _zero_signs(self, a, b, out):
+        """Windows of planes a..b whose maximum is zero take the sign of their first zero tap (row-major),
+        the element the plugin's strictly-greater scan keeps. Only where the input holds a -0.0 at all (looked
+        for once per call, and only when some maximum is zero): then by gathering each such window's taps."""
+        flat = out.reshape(-1)
+        zero = np.flatnonzero(flat == 0)
+        if not zero.size:
+            return
+        if self.negative_zero is None:
+            bits = self.x.view(f"i{self.x.dtype.itemsize}")
+            self.negative_zero = bool((bits == np.iinfo(bits.dtype).min).any())
+        if not self.negative_zero:
+            return
+        pos = np.unravel_index(zero, out.shape)
+        xs, plans = self.x[a:b], self.g.plans
+        negative, todo = np.zeros(zero.size, dtype=bool), np.arange(zero.size)
+        for taps in itertools.product(*(range(p.kernel) for p in plans)):
+            at = [pos[1 + i][todo] * p.stride - p.pad_begin + t * p.dilation for i, (p, t) in enumerate(zip(plans, taps))]
+            inside = np.logical_and.reduce([(c >= 0) & (c < p.length) for c, p in zip(at, plans)])
+            v = xs[(pos[0][todo][inside],) + tuple(c[inside] for c in at) + (pos[-1][todo][inside],)]
+            hit = v == 0
+            negative[todo[inside][hit]] = np.signbit(v[hit])
+            todo = np.delete(todo, np.flatnonzero(inside)[hit])
+            if not todo.size:
+                break
+        flat[zero] = np.where(negative, -0.0, 0.0)
 
     def _write_indices(self, ws, a, b):
         """Flat NC-first input index: (n*C + c)*plane + window start + winning tap's offset.
