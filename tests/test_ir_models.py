@@ -6,6 +6,7 @@ layer, on that line. Converted once per session into a temporary folder; each .b
 import pathlib
 import re
 
+import numpy as np
 import pytest
 
 import irpool
@@ -19,6 +20,9 @@ MODELS = ["light_squeezenet", "light_inception_v1", "light_resnet50", "light_bvl
           "light_shufflenet", "light_zfnet512", "light_inception_v2"]
 
 
+POOLS = {}     # model name -> (type, element type, attributes, input shape) of each MaxPool/AvgPool, as converted
+
+
 @pytest.fixture(scope="session")
 def converted(tmp_path_factory):
     folder = tmp_path_factory.mktemp("irs")
@@ -28,9 +32,13 @@ def converted(tmp_path_factory):
         if not src.exists():
             continue
         xml = folder / f"{name}.xml"
-        ov.save_model(ov.convert_model(str(src)), str(xml), compress_to_fp16=False)
+        model = ov.convert_model(str(src))
+        ov.save_model(model, str(xml), compress_to_fp16=False)
         xml.with_suffix(".bin").unlink()
         out[name] = xml
+        POOLS[name] = [(n.get_type_name(), n.get_output_element_type(0), n.get_attributes(),
+                        list(n.get_input_partial_shape(0).to_shape()))
+                       for n in model.get_ordered_ops() if n.get_type_name() in ("MaxPool", "AvgPool")]
     if not out:
         pytest.skip("the onnx package ships no light models here")
     return out
@@ -79,3 +87,37 @@ def test_injected_wrong_dim_is_found_at_its_layer_and_line(converted, tmp_path):
             if injected % 5 == 0:
                 break                       # a few layers per model keep the run short
     assert injected >= 10
+
+
+def _cut_out(kind, et, attrs, shape):
+    """The layer as OpenVINO's converter wrote it, alone on a Parameter of its input shape."""
+    import openvino.opset1 as o1
+    import openvino.opset8 as o8
+    p = o1.parameter(shape, et, name="x")
+    pads = dict(pads_begin=attrs["pads_begin"], pads_end=attrs["pads_end"], kernel_shape=attrs["kernel"],
+                rounding_type=attrs["rounding_type"], auto_pad=attrs["auto_pad"])
+    if kind == "AvgPool":
+        node = o1.avg_pool(p, attrs["strides"], exclude_pad=attrs["exclude-pad"], **pads)
+    else:
+        node = o8.max_pool(p, attrs["strides"], attrs.get("dilations", [1] * len(shape[2:])), **pads)
+    return ov.Model([node.output(0)], [p])
+
+
+def test_every_pooling_layer_of_the_real_models_equals_the_plugin_bit_for_bit(converted, tmp_path):
+    """Each MaxPool/AvgPool of the converted models, on data as a ReLU leaves it (a third zeros of either sign),
+    saved alone by OpenVINO and run by irpool: the plugin's bits, the sign of zero included."""
+    from bits import assert_same_bits
+    core, rng, compared = ov.Core(), np.random.default_rng(7), 0
+    for name in converted:
+        for i, (kind, et, attrs, shape) in enumerate(POOLS[name]):
+            model = _cut_out(kind, et, attrs, shape)
+            path = tmp_path / f"{name}_{i}.xml"
+            ov.save_model(model, path, compress_to_fp16=False)
+            x = np.maximum(rng.standard_normal(shape), 0).astype(np.float32)
+            x[rng.random(shape) < 0.3] = -0.0
+            want = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})([x])[0]
+            (got,) = irpool.run(path, {"x": x}).values()
+            assert_same_bits(got, want, (name, kind, attrs, shape))
+            compared += 1
+    print(f"{compared} real pooling layers compared bit for bit")
+    assert compared >= 20, compared
