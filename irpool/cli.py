@@ -52,8 +52,9 @@ def _run(args) -> int:
         target(args.output)                      # before computing anything
     inputs = load_arrays(args.input)
     if not inputs:
-        raise IRError("give the inputs with -i NAME=file.npy (NAME: a Parameter's name; 0 for a bare layer)")
-    outputs = run(_source(args.file), inputs, max_bytes=args.max_bytes, threads=args.threads)
+        raise IRError("give the inputs with -i NAME=file.npy (NAME: a Parameter's name; 0 for a bare layer or"
+                      " --layer)")
+    outputs = run(_source(args.file), inputs, max_bytes=args.max_bytes, threads=args.threads, layer=args.layer)
     for name, arr in outputs.items():
         print(f"{name}: {arr.dtype} {list(arr.shape)}")
     if args.output is not None:
@@ -129,7 +130,8 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_check, format="text")
     p = sub.add_parser("run", formatter_class=fmt, help="execute a net of Parameter, pooling and Result layers",
                        epilog=EXIT_CODES + "\n\nexamples:\n  irpool run model.xml -i image=x.npy -o out.npz\n"
-                                           "  irpool run layer.xml -i 0=x.npy")
+                                           "  irpool run layer.xml -i 0=x.npy\n"
+                                           "  irpool run resnet50.xml --layer pool1 -i 0=x.npy -o pool1.npz")
     p.add_argument("file", metavar="FILE", help="an IR .xml file (a net or a bare <layer>), or - for standard input")
     p.add_argument("-i", "--input", action="append", default=[], metavar="NAME=x.npy",
                    help="an input: NAME=x.npy, NAME=x.npz (its array NAME, or its only one), or x.npz (every array"
@@ -139,6 +141,8 @@ def _parser() -> argparse.ArgumentParser:
                         " written through)")
     p.add_argument("--threads", type=_positive, default=None, metavar="N",
                    help="threads per pooling layer (default: every core)")
+    p.add_argument("--layer", metavar="ID|NAME", help="run only this pooling layer of the net, whatever else the net"
+                   " holds, on its data input (-i 0=x.npy); outputs are keyed by its output port ids")
     p.set_defaults(func=_run)
     p = sub.add_parser("explain", formatter_class=fmt, help="show what decides each pooling layer's output",
                        epilog=EXIT_CODES + "\n\nexamples:\n  irpool explain model.xml --layer pool1\n"

@@ -37,7 +37,7 @@ def converted(tmp_path_factory):
         xml.with_suffix(".bin").unlink()
         out[name] = xml
         POOLS[name] = [(n.get_type_name(), n.get_output_element_type(0), n.get_attributes(),
-                        list(n.get_input_partial_shape(0).to_shape()))
+                        list(n.get_input_partial_shape(0).to_shape()), n.get_friendly_name())
                        for n in model.get_ordered_ops() if n.get_type_name() in ("MaxPool", "AvgPool")]
     if not out:
         pytest.skip("the onnx package ships no light models here")
@@ -104,20 +104,52 @@ def _cut_out(kind, et, attrs, shape):
 
 
 def test_every_pooling_layer_of_the_real_models_equals_the_plugin_bit_for_bit(converted, tmp_path):
-    """Each MaxPool/AvgPool of the converted models, on data as a ReLU leaves it (a third zeros of either sign),
-    saved alone by OpenVINO and run by irpool: the plugin's bits, the sign of zero included."""
+    """Each MaxPool/AvgPool of the converted models, on data as a ReLU leaves it (a third zeros of either sign):
+    run by irpool out of the whole model (layer=, by name; the first of each model also by id) and saved alone by
+    OpenVINO, both equal to the plugin's bits on the layer alone, the sign of zero included."""
     from bits import assert_same_bits
     core, rng, compared = ov.Core(), np.random.default_rng(7), 0
-    for name in converted:
-        for i, (kind, et, attrs, shape) in enumerate(POOLS[name]):
+    for name, xml in converted.items():
+        ids = {m.group(2): m.group(1) for m in re.finditer(r'<layer id="(\d+)" name="([^"]*)" type="(?:MaxPool|AvgPool)"',
+                                                           xml.read_text())}
+        for i, (kind, et, attrs, shape, friendly) in enumerate(POOLS[name]):
             model = _cut_out(kind, et, attrs, shape)
             path = tmp_path / f"{name}_{i}.xml"
             ov.save_model(model, path, compress_to_fp16=False)
             x = np.maximum(rng.standard_normal(shape), 0).astype(np.float32)
             x[rng.random(shape) < 0.3] = -0.0
             want = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})([x])[0]
-            (got,) = irpool.run(path, {"x": x}).values()
-            assert_same_bits(got, want, (name, kind, attrs, shape))
+            (alone,) = irpool.run(path, {"x": x}).values()
+            assert_same_bits(alone, want, (name, kind, attrs, shape))
+            ways = [friendly] + ([ids[friendly]] if i == 0 else [])
+            for key in ways:
+                outs = irpool.run(xml, x, layer=key)
+                assert list(outs)[0] == "1", (name, key, list(outs))     # keyed by output port id
+                assert_same_bits(next(iter(outs.values())), want, (name, key, "layer="))
             compared += 1
     print(f"{compared} real pooling layers compared bit for bit")
     assert compared >= 20, compared
+
+
+def test_run_layer_finds_its_layer_and_refuses_in_one_line(converted, tmp_path):
+    """irpool run --layer: by name, through a real subprocess, to an .npz; a layer that is not pooling, a name that
+    does not exist, and a whole-net run all refused with exit 2 and one line that names what to do."""
+    import subprocess
+    import sys
+    xml = converted["light_resnet50"]
+    (kind, et, attrs, shape, friendly) = POOLS["light_resnet50"][0]
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    cli = lambda *a: subprocess.run([sys.executable, "-m", "irpool", *map(str, a)], capture_output=True,  # noqa: E731
+                                    text=True, timeout=300)
+    r = cli("run", xml, "--layer", friendly, "-i", f"0={tmp_path / 'x.npy'}", "-o", tmp_path / "y.npz")
+    assert r.returncode == 0, r.stderr
+    with np.load(tmp_path / "y.npz") as got:
+        np.testing.assert_array_equal(got[list(got)[0]], next(iter(irpool.run(xml, x, layer=friendly).values())))
+    conv = re.search(r'<layer id="(\d+)" name="([^"]*)" type="Convolution"', xml.read_text())
+    for key, says in ((conv.group(2), "is a Convolution; irpool runs MaxPool, AvgPool layers"),
+                      ("no such layer", "no layer has id or name 'no such layer'; its pooling layers include id=")):
+        r = cli("run", xml, "--layer", key, "-i", f"0={tmp_path / 'x.npy'}")
+        assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    r = cli("run", xml, "-i", f"0={tmp_path / 'x.npy'}")
+    assert r.returncode == 2 and "--layer ID|NAME" in r.stderr, r.stderr

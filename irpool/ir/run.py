@@ -10,23 +10,27 @@ from ..core import pool
 from ..errors import IRError
 from .dims import compatible, parse_shape, shape_text
 from .elements import element_type, of_dtype
-from .layers import check_dims, interpret, is_pooling, type_refusal
+from .layers import POOL_TYPES, check_dims, interpret, is_pooling, type_refusal
 from .parse import MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs, content_key, line_of
 from .table import LayerTable
 
 RUNNABLE = ("Parameter", "Result", "MaxPool", "AvgPool")
 
 
-def load(source, *, max_bytes: int = MAX_BYTES) -> "Program":
-    """A net or bare layer parsed, checked for running and ordered once, to run many times."""
-    return Program(Document(source, max_bytes=max_bytes))
+def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None) -> "Program":
+    """A net or bare layer parsed, checked for running and ordered once, to run many times.
+
+    `layer`: the id or name of one pooling layer of the net, run alone on its data input whatever else the net
+    holds (its outputs keyed by output port id, as for a bare <layer>)."""
+    doc = Document(source, max_bytes=max_bytes)
+    return Program(doc) if layer is None else Program.one_layer(doc, layer)
 
 
-def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = None) -> dict:
-    """Snippet: {output port id: array}. Net: {Result layer name: array}, in the order Results appear.
+def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = None, layer: str | None = None) -> dict:
+    """Snippet or `layer=`: {output port id: array}. Net: {Result layer name: array}, in the order Results appear.
 
-    `threads`: how many threads each pooling layer may use (None: every core). load(source).run(inputs)."""
-    return load(source, max_bytes=max_bytes).run(inputs, threads)
+    `threads`: how many threads each pooling layer may use (None: every core). load(source, layer=layer).run(inputs)."""
+    return load(source, max_bytes=max_bytes, layer=layer).run(inputs, threads)
 
 
 def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True, key=None) -> list:
@@ -173,6 +177,45 @@ class Program:
                               **layer.where(self.file, layer.inputs[0].line))
         self.order = self._in_order()
 
+    @classmethod
+    def one_layer(cls, doc: Document, key: str) -> "Program":
+        """One pooling layer of a net, found by id (or, failing that, by name), to run alone on its data input."""
+        key = str(key)
+        by_id, by_name, pooling = [], [], []
+        for holder, n in doc.batches():
+            if holder is None:
+                by_id.append(_layer(n, doc.problems))
+                continue
+            if holder.tag != "layers":
+                continue
+            for el in holder[:n]:
+                if not belongs(el, holder, doc.problems):
+                    continue
+                if el.get("type") in POOL_TYPES and len(pooling) < 5:
+                    pooling.append(f"id={el.get('id')} name={el.get('name')!r}")
+                if el.get("id") == key:
+                    by_id.append(_layer(el, doc.problems))
+                elif el.get("name") == key:
+                    by_name.append(_layer(el, doc.problems))
+        if doc.problems:
+            line, message = doc.problems[0]
+            raise IRError(message, file=doc.file, line=line, code="bad-structure")
+        found = by_id or by_name
+        if not found:
+            known = f"; its pooling layers include {', '.join(pooling)}" if pooling else "; it has no pooling layer"
+            raise IRError(f"no layer has id or name {key!r}{known}", file=doc.file, code="no-such-layer")
+        if len(found) > 1:
+            raise IRError(f"{len(found)} layers have {'id' if by_id else 'name'} {key!r} (ids"
+                          f" {', '.join(layer.id for layer in found)}, lines {', '.join(str(layer.line) for layer in found)});"
+                          " give an id that is used once", file=doc.file, code="no-such-layer")
+        layer = found[0]
+        if not is_pooling(layer):
+            raise IRError(f"layer {key!r} is a {layer.type}; irpool runs {', '.join(POOL_TYPES)} layers",
+                          code="unsupported", **layer.where(doc.file))
+        program = cls.__new__(cls)
+        program.file, program.prepared, program.snippet = doc.file, {}, layer
+        return program
+
     def _add(self, el, problems):
         """Take in one <layer> of the net; the IRError that refuses it, if any."""
         lid, name, ltype = el.get("id"), el.get("name"), el.get("type")
@@ -185,8 +228,9 @@ class Program:
         if self.table.row(lid) is not None:
             return IRError(f"layer id {lid} is used twice", code="duplicate-id", **where)
         if ltype not in RUNNABLE:
-            return IRError(f"irpool runs nets of Parameter, MaxPool, AvgPool and Result layers, not {ltype}",
-                           code="unsupported", **where)
+            return IRError(f"irpool runs nets of Parameter, MaxPool, AvgPool and Result layers, not {ltype}; to run"
+                           " one pooling layer of this net, name it: irpool run FILE --layer ID|NAME -i 0=x.npy"
+                           " (Python: irpool.run(source, x, layer=...))", code="unsupported", **where)
         if ltype == "Parameter":
             value = -1 - len(self.params)
             self.params.append(_layer(el, problems))
