@@ -25,9 +25,11 @@ def _check(args) -> int:
     items = expand(args.files)
     if not items:
         raise IRError(f"no IR .xml file under {', '.join(args.files)}")
+    if args.bin is not None and len(items) != 1:
+        raise IRError(f"--bin names the weights file of one FILE; {len(items)} are given")
     ignore = {c.strip() for c in ",".join(args.ignore).split(",") if c.strip()}
     results = []
-    for result in check_all(items, args.max_bytes, args.jobs or default_threads()):
+    for result in check_all(items, args.max_bytes, args.jobs or default_threads(), args.bin):
         results.append(formats.judge(result, ignore, args.strict))
         if args.format == "text":
             formats.text(result, sys.stdout, sys.stderr)
@@ -54,7 +56,8 @@ def _run(args) -> int:
     if not inputs:
         raise IRError("give the inputs with -i NAME=file.npy (NAME: a Parameter's name; 0 for a bare layer or"
                       " --layer)")
-    outputs = run(_source(args.file), inputs, max_bytes=args.max_bytes, threads=args.threads, layer=args.layer)
+    outputs = run(_source(args.file), inputs, max_bytes=args.max_bytes, threads=args.threads, layer=args.layer,
+                  bin=args.bin)
     for name, arr in outputs.items():
         print(f"{name}: {arr.dtype} {list(arr.shape)}")
     if args.output is not None:
@@ -75,7 +78,7 @@ def _explain(args) -> int:
             print(render(e))
     if args.json:
         print(f'{{"irpool": {json.dumps(__version__)}, "layers": [')
-    count = each_entry(_source(args.file), show, args.layer, max_bytes=args.max_bytes)
+    count = each_entry(_source(args.file), show, args.layer, max_bytes=args.max_bytes, bin=args.bin)
     if args.json:
         print("\n]}")
     elif not count:
@@ -127,6 +130,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ignore", action="append", default=[], metavar="CODE[,CODE]",
                    help="leave out findings with these codes (e.g. spec-divergence); may be repeated")
     p.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
+    p.add_argument("--bin", metavar="PATH", help="the weights file of a single FILE (default: the .bin beside the"
+                   " .xml; standard input has none): where the pooling family's shape inputs are read")
     p.set_defaults(func=_check, format="text")
     p = sub.add_parser("run", formatter_class=fmt, help="execute a net of Parameter, pooling and Result layers",
                        epilog=EXIT_CODES + "\n\nexamples:\n  irpool run model.xml -i image=x.npy -o out.npz\n"
@@ -143,12 +148,15 @@ def _parser() -> argparse.ArgumentParser:
                    help="threads per pooling layer (default: every core)")
     p.add_argument("--layer", metavar="ID|NAME", help="run only this pooling layer of the net, whatever else the net"
                    " holds, on its data input (-i 0=x.npy); outputs are keyed by its output port ids")
+    p.add_argument("--bin", metavar="PATH", help="the weights file, for --layer's shape input (default: the .bin"
+                   " beside the .xml)")
     p.set_defaults(func=_run)
     p = sub.add_parser("explain", formatter_class=fmt, help="show what decides each pooling layer's output",
                        epilog=EXIT_CODES + "\n\nexamples:\n  irpool explain model.xml --layer pool1\n"
                                            "  irpool explain model.xml --json")
     p.add_argument("file", metavar="FILE", help="an IR .xml file, or - for standard input")
     p.add_argument("--layer", metavar="ID|NAME", help="only the pooling layer with this id or name")
+    p.add_argument("--bin", metavar="PATH", help="the weights file (default: the .bin beside the .xml)")
     p.add_argument("--json", action="store_true", help="one JSON document instead of text")
     p.set_defaults(func=_explain)
     for p in sub.choices.values():

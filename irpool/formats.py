@@ -17,6 +17,8 @@ class FileResult:
     reason: str | None = None    # why a file is unreadable or skipped
     findings: list = field(default_factory=list)     # [Finding]
     pooling_layers: int = 0
+    pooling_kinds: dict = field(default_factory=dict)    # MaxPool, AvgPool, AdaptiveAvgPool, global ReduceMean, ...
+    pooling_summary: str = "no pooling layers"          # '2 pooling layers: 1 MaxPool, 1 global ReduceMean'
 
 
 def judge(result: FileResult, ignore=(), strict: bool = False) -> FileResult:
@@ -61,14 +63,13 @@ def text(result: FileResult, out, err) -> None:
     if result.status == "ok":
         warnings = sum(f.severity == "warning" for f in result.findings)
         notes = [f"{warnings} warning{'s' * (warnings != 1)}"] if warnings else []
-        if not result.pooling_layers:
-            notes.append("no pooling layers")
+        notes.append(result.pooling_summary)
         print(f"{result.file}: ok" + (f" ({', '.join(notes)})" if notes else ""), file=out)
 
 
 def json_document(results) -> str:
     files = [dict(file=r.file, status=r.status, reason=r.reason, pooling_layers=r.pooling_layers,
-                  findings=[f.to_dict() for f in r.findings]) for r in results]
+                  pooling_kinds=r.pooling_kinds, findings=[f.to_dict() for f in r.findings]) for r in results]
     return json.dumps(dict(irpool=__version__, files=files, summary=summary(results)), indent=1)
 
 

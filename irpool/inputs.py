@@ -31,24 +31,26 @@ def expand(args) -> list:
     return items
 
 
-def check_one(item, max_bytes: int) -> FileResult:
+def check_one(item, max_bytes: int, bin=None) -> FileResult:  # noqa: A002
     """irpool.check of one item as a FileResult: XML that is not IR, found in a folder, is skipped."""
     from .ir import check
     name, source, found = item
     try:
-        report = check(sys.stdin.buffer if source == STDIN else source, max_bytes=max_bytes)
+        report = check(sys.stdin.buffer if source == STDIN else source, max_bytes=max_bytes, bin=bin)
     except IRError as e:
         status = "skipped" if found and e.code == "not-ir" else "unreadable"
         return FileResult(name, status, e.reason)
     for f in report.findings:
         f.file = name
-    return FileResult(name, "ok", findings=report.findings, pooling_layers=report.pooling_layers)
+    return FileResult(name, "ok", findings=report.findings, pooling_layers=report.pooling_layers,
+                      pooling_kinds=report.kinds, pooling_summary=report.summary)
 
 
-def check_all(items, max_bytes: int, jobs: int):
-    """FileResults in the order of `items`, on `jobs` processes (standard input on this one)."""
+def check_all(items, max_bytes: int, jobs: int, bin=None):  # noqa: A002
+    """FileResults in the order of `items`, on `jobs` processes (standard input on this one). `bin`: the
+    weights file of a single item."""
     if jobs <= 1 or len(items) <= 1:
-        yield from (check_one(item, max_bytes) for item in items)
+        yield from (check_one(item, max_bytes, bin) for item in items)
         return
     with ProcessPoolExecutor(min(jobs, len(items))) as pool:
         futures = [None if item[1] == STDIN else pool.submit(check_one, item, max_bytes) for item in items]

@@ -33,7 +33,7 @@ def out(r) -> str:
 def test_standard_input_pipes_and_dev_stdin(tmp_path):
     data = SMALL.read_bytes()
     r = cli("check", "-", stdin=data)
-    assert r.returncode == 0 and out(r).strip() == "<stdin>: ok", r
+    assert r.returncode == 0 and out(r).strip() == "<stdin>: ok (2 pooling layers: 1 MaxPool, 1 AvgPool)", r
     r = cli("check", "/dev/stdin", stdin=WRONG.read_bytes())
     assert r.returncode == 1 and "[shape-mismatch]" in out(r)
     r = cli("explain", "-", "--layer", "max3x3", stdin=data)
@@ -47,7 +47,7 @@ def test_standard_input_pipes_and_dev_stdin(tmp_path):
     writer.start()
     r = cli("check", fifo)
     writer.join()
-    assert r.returncode == 0 and out(r).strip() == f"{fifo}: ok"
+    assert r.returncode == 0 and out(r).strip() == f"{fifo}: ok (2 pooling layers: 1 MaxPool, 1 AvgPool)"
 
 
 def _tree(tmp_path):
@@ -66,7 +66,7 @@ def test_a_folder_is_searched_and_summed_up(tmp_path, jobs):
     lines = out(r).splitlines()
     assert r.returncode == 1
     assert f"{root / 'b' / 'page.xml'}: skipped (root element is <html>, not <net> or <layer>: not OpenVINO IR)" in lines
-    assert f"{root / 'good.xml'}: ok" in lines and any("[shape-mismatch]" in line for line in lines)
+    assert f"{root / 'good.xml'}: ok (2 pooling layers: 1 MaxPool, 1 AvgPool)" in lines and any("[shape-mismatch]" in line for line in lines)
     assert lines[-1] == "3 files: 1 ok, 1 with findings that fail, 0 unreadable, 1 skipped (2 errors, 0 warnings)"
 
 
@@ -116,7 +116,7 @@ def test_ignore_and_strict(tmp_path):
     assert r.returncode == 1 and "[unknown-attribute]" in out(r)
     assert cli("check", f, "--strict", "--ignore", "unknown-attribute").returncode == 0
     r = cli("check", WRONG, "--ignore", "shape-mismatch,edge-mismatch")
-    assert r.returncode == 0 and out(r).strip() == f"{WRONG}: ok"
+    assert r.returncode == 0 and out(r).strip() == f"{WRONG}: ok (1 pooling layer: 1 MaxPool)"
 
 
 def test_explain_shows_all_that_decides_the_output(tmp_path):

@@ -147,7 +147,7 @@ def test_run_layer_finds_its_layer_and_refuses_in_one_line(converted, tmp_path):
     with np.load(tmp_path / "y.npz") as got:
         np.testing.assert_array_equal(got[list(got)[0]], next(iter(irpool.run(xml, x, layer=friendly).values())))
     conv = re.search(r'<layer id="(\d+)" name="([^"]*)" type="Convolution"', xml.read_text())
-    for key, says in ((conv.group(2), "is a Convolution; irpool runs MaxPool, AvgPool layers"),
+    for key, says in ((conv.group(2), "is a Convolution; irpool runs MaxPool, AvgPool, AdaptiveAvgPool"),
                       ("no such layer", "no layer has id or name 'no such layer'; its pooling layers include id=")):
         r = cli("run", xml, "--layer", key, "-i", f"0={tmp_path / 'x.npy'}")
         assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

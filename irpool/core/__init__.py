@@ -5,3 +5,6 @@ from .spec import PoolSpec
 
 __all__ = ["PoolSpec", "AxisPlan", "axis_names", "output_shape", "plan", "resolve_pads", "pool",
            "default_threads", "release_workspaces"]
+from .adaptive import adaptive_bins, adaptive_pool  # noqa: E402
+
+__all__ += ["adaptive_bins", "adaptive_pool"]

@@ -9,15 +9,20 @@ included) or what another pooling layer computes.
 from __future__ import annotations
 
 import marshal
+import os
 import math
 from dataclasses import asdict, dataclass, field, replace
 
 from lxml import etree
 
-from ..core import plan
+from ..core import axis_names, plan
 from ..errors import IRError
+from ..opdefs import load
+from . import consts
+from .consts import Const
 from .dims import DYNAMIC, compatible, lenient_dim, parse_shape, text
 from .elements import element_type
+from .family import FAMILY_TYPES, interpret_family, is_family
 from .layers import POOL_TYPES, check_dims, interpret, is_pooling, type_refusal
 from .parse import (BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs,
                     content_key, light_ports, line_of)
@@ -52,6 +57,19 @@ class Report:
     file: str | None
     findings: list = field(default_factory=list)
     pooling_layers: int = 0      # how many pooling layers were checked, bodies included
+    kinds: dict = field(default_factory=dict)   # how many of each kind: MaxPool, AdaptiveAvgPool, global ReduceMean
+
+    def count(self, kind: str) -> None:
+        self.pooling_layers += 1
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+
+    @property
+    def summary(self) -> str:
+        """'3 pooling layers: 1 MaxPool, 1 AvgPool, 1 global ReduceMean', or 'no pooling layers'."""
+        if not self.pooling_layers:
+            return "no pooling layers"
+        n = self.pooling_layers
+        return f"{n} pooling layer{'s' * (n != 1)}: " + ", ".join(f"{v} {k}" for k, v in self.kinds.items())
     explained: object = field(default=None, repr=False)   # check(explain=...): a list or callable receiving records
 
     @property
@@ -88,6 +106,8 @@ class _Net:
         self.outputs = {}       # (layer id, port id) -> dims (None: dynamic rank) where the ports do not say it
         self.index_ports = {}   # (layer id, port id) -> why OpenVINO refuses the layer if this output is used
         self.last_record = None  # explain: what the layer read last recorded
+        self.consts = {}        # Const layer id -> Const (its <data>), for the shape inputs of the pooling family
+        self.bin = None         # the weights file those are read from (None: none known)
 
     def finding(self, code, message, line, layer=None, severity="error", el=None) -> None:
         who = {}
@@ -116,6 +136,11 @@ class _Net:
             if ltype in BODY_TYPES:
                 for body in el.iterchildren(*BODIES):
                     self.body(el, body)
+            elif ltype == "Const":
+                self.consts[lid] = Const.of(el)
+            elif ltype in FAMILY_TYPES:
+                self.layer(_layer(el, problems))
+                continue
             if ltype == "Parameter" or ltype in POOL_TYPES:
                 key = content_key(el)
                 known = self.clean.get(key)
@@ -125,7 +150,8 @@ class _Net:
                 ports, rec = known
                 if rec is not None:                         # explain: the same record, for this layer
                     self.emit(rec | dict(layer=replace(rec["layer"], id=lid, name=name, line=line_of(el))))
-                self.report.pooling_layers += ltype in POOL_TYPES
+                if ltype in POOL_TYPES:
+                    self.report.count(ltype)
             else:
                 ports = light_ports(el)
                 if ports is None:
@@ -138,6 +164,7 @@ class _Net:
         """A TensorIterator/Loop <body> or an If branch: a net of its own, checked by the same code."""
         where = f"{el.get('type')} id={el.get('id')} name={el.get('name')!r} <{body.tag}>"
         sub = _Net(self.doc, self.report, f"{self.path} > {where}" if self.path else where)
+        sub.bin = self.bin
         for holder in body.iterchildren("layers", "edges"):
             (sub.layers if holder.tag == "layers" else sub.edges)(holder, len(holder))
         sub.finish()
@@ -155,8 +182,12 @@ class _Net:
         indices = len(self.index_ports)
         if layer.type == "Parameter":
             self.parameter(layer)
+        elif is_family(layer) and not layer.inputs:
+            self.family(layer, None)                        # (refused: it needs its inputs)
+        elif is_family(layer):
+            self.waiting[layer.id] = layer                  # its shape input is known once the edges are read
         elif is_pooling(layer):
-            self.report.pooling_layers += 1
+            self.report.count(layer.type)
             x = layer.inputs[0].dims if len(layer.inputs) == 1 else []
             if len(layer.inputs) == 1 and (not x or not all(isinstance(d, int) for d in x)):
                 self.waiting[layer.id] = layer
@@ -240,6 +271,8 @@ class _Net:
     # -- pooling ------------------------------------------------------------------------------------------
     def pooling(self, layer: Layer, x_dims) -> None:
         """Check a pooling layer on input dims `x_dims` (None: dynamic rank); remember what it outputs."""
+        if is_family(layer):
+            return self.family(layer, x_dims)
         rank = None if x_dims is None else len(x_dims)
         try:
             pl = interpret(layer, self.file, rank)
@@ -289,11 +322,81 @@ class _Net:
                 self.outputs[(layer.id, port.id)] = computed
         self.record(layer, x_dims, pl=pl, plans=plans, computed=computed)
 
+    def family(self, layer: Layer, x_dims) -> None:
+        """An adaptive pool, or a reduction that may be a global pool, once its shape input's Const is known."""
+        rank = None if x_dims is None else len(x_dims)
+        shape_port = layer.inputs[1] if len(layer.inputs) == 2 else None
+        src = self.feeds.get((layer.id, shape_port.id)) if shape_port else None
+        const = self.consts.get(src[0]) if src else None
+        what, are = ("output_shape", "is") if layer.type.startswith("Adaptive") else ("axes", "are")
+        try:
+            if shape_port is None:
+                interpret_family(layer, self.file, rank, (), {})          # raises: not two inputs
+            if const is None:
+                self.finding("unchecked", f"its {what} {are} fed by {'no edge' if src is None else f'layer {src[0]}'},"
+                             " not by a Const: irpool cannot know the output", shape_port.line, layer, severity="warning")
+                return
+            try:
+                values = consts.read(const, self.bin, self.file)
+            except consts.Missing as e:
+                self.finding("unchecked", f"its {what} {are} in Const id={const.id} name={const.name!r}, whose value is in"
+                             f" the weights file: {e}", shape_port.line, layer, severity="warning")
+                return
+            fl = interpret_family(layer, self.file, rank, values, const.where(self.file))
+        except IRError as e:
+            if e.code == "bad-weights":
+                e = e.located(**layer.where(self.file))
+                self.finding(e.code, f"{e.reason} (the {what} of {layer.type} id={layer.id} name={layer.name!r})",
+                             e.line, el={"id": e.layer_id, "name": e.layer_name, "type": e.layer_type})
+            else:
+                self.finding(e.code, e.reason, e.line or layer.line, layer)
+            return
+        if fl is None:
+            return                                          # a reduction, but not a global pool: not pooling
+        self.report.count(fl.kind)
+        d = load("openvino")["ops"][fl.op]
+        et = _check_precisions(self, layer)
+        if et is not None and et.name not in d["input_types"]:
+            by = "its op validation" if et.name in d.get("validation_refuses", ()) else "the CPU plugin, on any CPU"
+            self.finding("bad-precision", f"{fl.op} on {et.name} is refused by {by} (it takes"
+                         f" {', '.join(d['input_types'])})", layer.inputs[0].line, layer)
+        if fl.outputs == 2 and fl.index_type not in d.get("compiled_index_types", (fl.index_type,)):
+            self.finding("bad-precision", f"OpenVINO's CPU plugin does not compile {fl.op} with index_element_type"
+                         f" {fl.index_type}, on any CPU (it takes {', '.join(d['compiled_index_types'])})",
+                         layer.data_line, layer)
+        if len(layer.outputs) != fl.outputs:
+            self.finding("bad-structure", f"{fl.op} has {fl.outputs} output port(s), the layer declares"
+                         f" {len(layer.outputs)}", layer.line, layer)
+        computed = fl.output_dims(x_dims)
+        how = fl.arithmetic(x_dims)
+        for k, port in enumerate(layer.outputs[: fl.outputs]):
+            want = (et.name if et is not None else None) if k == 0 else fl.index_type
+            got = element_type(port.precision)
+            if got is not None and want is not None and got.name != want:
+                self.finding("precision-mismatch", f"output port {port.id} declares precision {port.precision};"
+                             f" {fl.op} gives {'the input' + chr(39) + 's' if k == 0 else 'index_element_type'} {want}",
+                             port.line, layer)
+            if computed is None:
+                continue
+            if port.dims and len(port.dims) != len(computed):
+                self.finding("shape-mismatch", f"output port {port.id} has rank {len(port.dims)}, {fl.op} gives rank"
+                             f" {len(computed)} ({'; '.join(how)})", port.line, layer)
+                continue
+            bad = [i for i, (dd, c) in enumerate(zip(port.dims, computed)) if not compatible(dd, c)]
+            if bad:
+                names = ["N", "C"] + list(axis_names(len(computed) - 2))
+                self.finding("shape-mismatch", f"output port {port.id}: " + "; ".join(
+                    f"{names[i]}: computed {text(computed[i])}, declared {text(port.dims[i])}" for i in bad) +
+                    f" ({'; '.join(how)})", port.dim_lines[bad[0]], layer)
+            if port.dims != computed:
+                self.outputs[(layer.id, port.id)] = computed
+        self.record(layer, x_dims, family=fl, computed=computed, how=how)
+
     def record(self, layer, x_dims, **what) -> None:
         """For check(explain=True): what decides a pooling layer's output, or why it cannot be computed."""
         if self.report.explained is not None:
             self.last_record = dict(layer=layer, path=self.path, x_dims=x_dims, pl=None, plans=None, computed=None,
-                                    error=None) | what
+                                    error=None, family=None) | what
             self.emit(self.last_record)
 
     def emit(self, rec) -> None:
@@ -421,18 +524,20 @@ class _Net:
         return [lenient_dim(t) for t in raw] if raw else declared
 
 
-def check(source, *, max_bytes: int = MAX_BYTES, explain=False) -> Report:
+def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None) -> Report:  # noqa: A002
     """Check every pooling layer, every edge and every Parameter of an IR file, string or bytes, bodies of
     TensorIterator, Loop and If included.
 
     Streams: top-level layers are checked as they are read and then kept only as their ports' raw dims, for
     the edges (LayerTable); a pooling or Parameter layer identical (but for names and rt_info) to one found
-    clean is not checked again. `explain`: also record what decides each pooling layer (explain.py): True
+    clean is not checked again. `bin`: the weights file the pooling family's shape inputs (Const layers) are read
+    from (default: the .bin beside an .xml path; none for strings, bytes and standard input). `explain`: also record what decides each pooling layer (explain.py): True
     collects the records in `Report.explained`; a callable receives each as it is made, so nothing is kept.
     """
     doc = Document(source, max_bytes=max_bytes)
     report = Report(doc.file, explained=explain if callable(explain) else [] if explain else None)
     net = _Net(doc, report)
+    net.bin = os.fspath(bin) if bin is not None else consts.bin_beside(doc.file)
     for holder, n in doc.batches():
         if holder is None:
             net.layer(_layer(n, doc.problems))

@@ -1,5 +1,9 @@
 """irpool explain: everything that decides each pooling layer's output, axis by axis, as text or as data.
 
+Pooling here is what OpenVINO's converters write for it: MaxPool and AvgPool, AdaptiveAvgPool and
+AdaptiveMaxPool (their output_shape read from the .bin), and ReduceMean/ReduceMax over exactly the spatial axes,
+which is how torch's AdaptiveAvgPool2d(1), ONNX GlobalAveragePool and Keras GlobalAveragePooling2D arrive.
+
 It rides on check (check(explain=True)): so it streams as check does, sees the intervals check propagates
 from Parameters, and reaches into If/Loop/TensorIterator bodies.
 """
@@ -33,7 +37,27 @@ def _attributes(pl) -> dict:
     return attrs
 
 
+def _family_entry(rec) -> dict:
+    """An adaptive pool or a global reduction: its shape input's values, and per axis what it outputs."""
+    layer, fl, x_dims, computed = rec["layer"], rec["family"], rec["x_dims"], rec["computed"]
+    attrs = {"output_shape" if fl.family == "adaptive" else "axes": list(fl.values)}
+    attrs.update(index_element_type=fl.index_type) if fl.outputs == 2 else None
+    attrs.update(keep_dims=fl.keep_dims) if fl.family == "global" else None
+    e = dict(layer_id=layer.id, layer_name=layer.name, layer_type=layer.type, version=layer.version, op=fl.op,
+             kind=fl.kind, line=layer.line, path=rec["path"] or None,
+             input=None if x_dims is None else [text(d) for d in x_dims], error=None, attributes=attrs,
+             axes=[dict(arithmetic=how) for how in rec["how"]], outputs=[])
+    for port in layer.outputs[: fl.outputs] if computed is not None else ():
+        differs = ["rank"] if port.dims and len(port.dims) != len(computed) else \
+            [str(i) for i, (d, c) in enumerate(zip(port.dims, computed)) if not compatible(d, c)]
+        e["outputs"].append(dict(port=port.id, computed=[text(c) for c in computed],
+                                 declared=[text(d) for d in port.dims] if port.dims else None, differs=differs))
+    return e
+
+
 def _entry(rec) -> dict:
+    if rec.get("family") is not None:
+        return _family_entry(rec)
     layer, pl, plans = rec["layer"], rec["pl"], rec["plans"]
     x_dims = rec["x_dims"]
     e = dict(layer_id=layer.id, layer_name=layer.name, layer_type=layer.type, version=layer.version,
@@ -60,7 +84,7 @@ def _entry(rec) -> dict:
     return e
 
 
-def each_entry(source, sink, layer: str | None = None, *, max_bytes: int = MAX_BYTES) -> int:
+def each_entry(source, sink, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin=None) -> int:  # noqa: A002
     """Hand `sink` one dict per pooling layer as check reaches it (bodies included; a layer whose input
     waits for the edges comes after the others): its attributes with defaults applied, input, each axis's
     pads and arithmetic, each output port's computed and declared dims; `error` when it cannot be computed.
@@ -72,16 +96,16 @@ def each_entry(source, sink, layer: str | None = None, *, max_bytes: int = MAX_B
         if layer is None or layer in (rec["layer"].id, rec["layer"].name):
             count += 1
             sink(_entry(rec))
-    report = check(source, max_bytes=max_bytes, explain=take)
+    report = check(source, max_bytes=max_bytes, explain=take, bin=bin)
     if layer is not None and not count:
         raise IRError(f"no pooling layer has id or name {layer!r}", file=report.file, code="no-such-layer")
     return count
 
 
-def explain_entries(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES) -> list:
+def explain_entries(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin=None) -> list:  # noqa: A002
     """each_entry's dicts as a list, in document order."""
     entries = []
-    each_entry(source, entries.append, layer, max_bytes=max_bytes)
+    each_entry(source, entries.append, layer, max_bytes=max_bytes, bin=bin)
     return sorted(entries, key=lambda e: e["line"] or 0)
 
 
@@ -96,6 +120,9 @@ def render(e: dict) -> str:
                                     for k, v in a.items()),
              f"  input [{','.join(e['input'])}]" if e["input"] is not None else "  input: dynamic rank"]
     for ax in e["axes"]:
+        if "kernel" not in ax:                       # the pooling family: bins, or a reduced axis
+            lines.append(f"  {ax['arithmetic']}")
+            continue
         pads = f"pads {ax['pads'][0]}+{ax['pads'][1]}" if ax["pads"] else "pads unknown"
         lines.append(f"  {ax['arithmetic']}   (kernel {ax['kernel']}, stride {ax['stride']}, dilation"
                      f" {ax['dilation']}, {pads})")
@@ -108,9 +135,9 @@ def render(e: dict) -> str:
     return "\n".join(lines)
 
 
-def explain(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES) -> str:
+def explain(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin=None) -> str:  # noqa: A002
     """The text of explain_entries: a block per pooling layer."""
-    return "\n".join(render(e) for e in explain_entries(source, layer, max_bytes=max_bytes))
+    return "\n".join(render(e) for e in explain_entries(source, layer, max_bytes=max_bytes, bin=bin))
 
 
 __all__ = ["each_entry", "explain", "explain_entries", "render"]

@@ -1,15 +1,22 @@
-"""irpool.run: execute a pooling snippet, or a net of Parameter, pooling and Result layers."""
+"""irpool.run: execute a pooling snippet, a net of Parameter, pooling and Result layers, or one pooling-family
+layer of any net (layer=)."""
 from __future__ import annotations
 
 from array import array
 from dataclasses import replace
 
+import os
+
 import numpy as np
 
-from ..core import pool
+from ..core import PoolSpec, adaptive_pool, pool
 from ..errors import IRError
+from ..opdefs import load as load_defs
+from . import consts
+from .consts import Const
 from .dims import compatible, parse_shape, shape_text
 from .elements import element_type, of_dtype
+from .family import FAMILY_TYPES, interpret_family, is_family
 from .layers import POOL_TYPES, check_dims, interpret, is_pooling, type_refusal
 from .parse import MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs, content_key, line_of
 from .table import LayerTable
@@ -17,20 +24,23 @@ from .table import LayerTable
 RUNNABLE = ("Parameter", "Result", "MaxPool", "AvgPool")
 
 
-def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None) -> "Program":
+def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None, bin=None) -> "Program":  # noqa: A002
     """A net or bare layer parsed, checked for running and ordered once, to run many times.
 
-    `layer`: the id or name of one pooling layer of the net, run alone on its data input whatever else the net
-    holds (its outputs keyed by output port id, as for a bare <layer>)."""
+    `layer`: the id or name of one pooling-family layer of the net (MaxPool, AvgPool, AdaptiveAvgPool,
+    AdaptiveMaxPool, or a ReduceMean/ReduceMax over the spatial axes), run alone on its data input whatever else
+    the net holds (its outputs keyed by output port id, as for a bare <layer>); its shape input's Const is read
+    from `bin` (default: the .bin beside an .xml path)."""
     doc = Document(source, max_bytes=max_bytes)
-    return Program(doc) if layer is None else Program.one_layer(doc, layer)
+    return Program(doc) if layer is None else Program.one_layer(doc, layer, bin)
 
 
-def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = None, layer: str | None = None) -> dict:
+def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = None, layer: str | None = None,
+        bin=None) -> dict:  # noqa: A002
     """Snippet or `layer=`: {output port id: array}. Net: {Result layer name: array}, in the order Results appear.
 
-    `threads`: how many threads each pooling layer may use (None: every core). load(source, layer=layer).run(inputs)."""
-    return load(source, max_bytes=max_bytes, layer=layer).run(inputs, threads)
+    `threads`: how many threads each pooling layer may use (None: every core). load(source, layer=, bin=).run(inputs)."""
+    return load(source, max_bytes=max_bytes, layer=layer, bin=bin).run(inputs, threads)
 
 
 def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True, key=None) -> list:
@@ -64,6 +74,57 @@ def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = Tru
             y, i = pool(et.to_compute(x), pl.spec, indices=True, threads=threads)
             return [et.from_compute(y), i.astype(element_type(pl.index_type).dtype(), copy=False)]
         return [et.from_compute(pool(et.to_compute(x), pl.spec, threads=threads))]
+    except IRError as e:
+        raise e.located(**layer.where(file)) from None
+
+
+def _shape_input(layer: Layer, file, found: dict, edges: dict, bin_path) -> tuple:
+    """(values, where) of the Const that feeds a family layer's shape input, read from the weights file."""
+    what = "output_shape" if layer.type.startswith("Adaptive") else "axes"
+    if len(layer.inputs) != 2:
+        interpret_family(layer, file, None, (), {})                 # raises: not two inputs
+    src = edges.get((layer.id, layer.inputs[1].id))
+    const = found.get(src)
+    if const is None:
+        raise IRError(f"its {what} input is fed by {'no edge' if src is None else f'layer {src}'}, not by a Const:"
+                      " irpool cannot know it", code="unsupported", **layer.where(file, layer.inputs[1].line))
+    try:
+        return consts.read(const, bin_path, file), const.where(file)
+    except consts.Missing as e:
+        raise IRError(f"its {what} are in Const id={const.id} name={const.name!r}: {e}", code="unchecked",
+                      **layer.where(file, layer.inputs[1].line)) from None
+
+
+def _execute_family(layer: Layer, file, x, shape_input: tuple, threads) -> list:
+    """An adaptive pool, or a reduction over the spatial axes, on the one core (values and, for AdaptiveMaxPool,
+    indices)."""
+    x = np.asarray(x)
+    values, const_where = shape_input
+    fl = interpret_family(layer, file, x.ndim, values, const_where)
+    if fl is None:
+        raise IRError(f"{layer.type} over axes {[int(v) for v in values]} of an input of rank {x.ndim} is not a"
+                      " pooling: irpool runs reductions over exactly the spatial axes 2..rank-1", code="unsupported",
+                      **layer.where(file))
+    declared = layer.inputs[0].dims
+    if declared and (x.ndim != len(declared) or not all(compatible(d, n) for d, n in zip(declared, x.shape))):
+        raise IRError(f"input array has shape {list(x.shape)}, input port {layer.inputs[0].id} declares"
+                      f" [{','.join(map(str, layer.inputs[0].raw_dims))}]", code="bad-input",
+                      **layer.where(file, layer.inputs[0].line))
+    et = of_dtype(x.dtype)
+    runs = load_defs("openvino")["ops"][fl.op]["run_types"]
+    if et is None or et.name not in runs:
+        raise IRError(f"irpool runs {fl.op} on {', '.join(runs)} (measured against the CPU plugin), not on"
+                      f" {et.name if et else x.dtype}", code="unsupported", **layer.where(file, layer.inputs[0].line))
+    try:
+        if fl.family == "adaptive":
+            if fl.outputs == 2:
+                y, i = adaptive_pool(x, fl.out_sizes, "max", indices=True,
+                                     index_dtype=element_type(fl.index_type).dtype())
+                return [y, i]
+            return [adaptive_pool(x, fl.out_sizes, fl.reduction)]
+        spec = PoolSpec(kernel=x.shape[2:], reduction=fl.reduction, count="exclude_pad")
+        y = pool(x, spec, threads=threads)
+        return [y if fl.keep_dims else y.reshape(x.shape[:2])]
     except IRError as e:
         raise e.located(**layer.where(file)) from None
 
@@ -178,20 +239,31 @@ class Program:
         self.order = self._in_order()
 
     @classmethod
-    def one_layer(cls, doc: Document, key: str) -> "Program":
-        """One pooling layer of a net, found by id (or, failing that, by name), to run alone on its data input."""
+    def one_layer(cls, doc: Document, key: str, bin=None) -> "Program":  # noqa: A002
+        """One pooling-family layer of a net, found by id (or, failing that, by name), to run alone on its data
+        input; a shape input's Const is read from the weights file."""
         key = str(key)
-        by_id, by_name, pooling = [], [], []
+        by_id, by_name, pooling, found_consts, shape_edges = [], [], [], {}, {}
         for holder, n in doc.batches():
             if holder is None:
                 by_id.append(_layer(n, doc.problems))
+                continue
+            if holder.tag == "edges":
+                wanted = {layer.id for layer in by_id + by_name}
+                for el in holder[:n]:
+                    if el.get("to-layer") in wanted and belongs(el, holder, doc.problems):
+                        edge = _edge(el, doc.problems)
+                        if edge is not None:
+                            shape_edges[(edge.to_layer, edge.to_port)] = edge.from_layer
                 continue
             if holder.tag != "layers":
                 continue
             for el in holder[:n]:
                 if not belongs(el, holder, doc.problems):
                     continue
-                if el.get("type") in POOL_TYPES and len(pooling) < 5:
+                if el.get("type") == "Const":
+                    found_consts[el.get("id")] = Const.of(el)
+                if (el.get("type") in POOL_TYPES or el.get("type") in FAMILY_TYPES) and len(pooling) < 5:
                     pooling.append(f"id={el.get('id')} name={el.get('name')!r}")
                 if el.get("id") == key:
                     by_id.append(_layer(el, doc.problems))
@@ -209,11 +281,14 @@ class Program:
                           f" {', '.join(layer.id for layer in found)}, lines {', '.join(str(layer.line) for layer in found)});"
                           " give an id that is used once", file=doc.file, code="no-such-layer")
         layer = found[0]
-        if not is_pooling(layer):
-            raise IRError(f"layer {key!r} is a {layer.type}; irpool runs {', '.join(POOL_TYPES)} layers",
+        if not is_pooling(layer) and not is_family(layer):
+            raise IRError(f"layer {key!r} is a {layer.type}; irpool runs {', '.join(POOL_TYPES + FAMILY_TYPES)} layers",
                           code="unsupported", **layer.where(doc.file))
         program = cls.__new__(cls)
-        program.file, program.prepared, program.snippet = doc.file, {}, layer
+        program.file, program.prepared, program.snippet, program.family = doc.file, {}, layer, None
+        if is_family(layer):
+            program.family = _shape_input(layer, doc.file, found_consts, shape_edges,
+                                          os.fspath(bin) if bin is not None else consts.bin_beside(doc.file))
         return program
 
     def _add(self, el, problems):
@@ -368,11 +443,17 @@ class Program:
 
     def _run_snippet(self, inputs, threads) -> dict:
         layer = self.snippet
+        if getattr(self, "family", None) is None and is_family(layer):
+            raise IRError(f"a bare {layer.type} layer has no Const for its shape input: run it out of its net with"
+                          " --layer (Python: layer=)", code="unsupported", **layer.where(self.file))
         if isinstance(inputs, dict):
             if set(inputs) - {"0", layer.inputs[0].id if layer.inputs else "0"} or len(inputs) != 1:
                 raise IRError(f"a bare layer takes one input array (or {{'0': array}}), got keys {sorted(inputs)}",
                               code="bad-input", **layer.where(self.file))
             inputs = next(iter(inputs.values()))
-        outs = _execute(layer, self.file, inputs, threads, self.prepared)
+        if getattr(self, "family", None) is not None:
+            outs = _execute_family(layer, self.file, inputs, self.family, threads)
+        else:
+            outs = _execute(layer, self.file, inputs, threads, self.prepared)
         ids = [p.id for p in layer.outputs] + [str(i + 1) for i in range(len(layer.outputs), len(outs))]
         return dict(zip(ids, outs))

@@ -1,0 +1,92 @@
+"""The values of the small Const layers a pooling-family layer reads its shape from (axes, output_shape), out of
+the weights file as OpenVINO reads it: `<data element_type shape offset size>`, the bytes at [offset,
+offset + size) of the .bin. Everything is checked against the file before a byte is read, and only those
+bytes are read (one seek): never the whole weights file."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import IRError
+from .parse import line_of
+
+SHAPE_TYPES = {"i32": "<i4", "i64": "<i8", "u32": "<u4", "u64": "<u8", "i8": "i1", "u8": "u1", "i16": "<i2",
+               "u16": "<u2"}
+MOST_VALUES = 64          # a shape input holds one value per axis: anything larger is not one
+
+
+@dataclass(frozen=True)
+class Const:
+    """What a <layer type="Const"> says of its value, kept for the layers that read it."""
+    id: str
+    name: str | None
+    line: int
+    data: dict
+
+    @classmethod
+    def of(cls, el) -> "Const":
+        """From a <layer type="Const"> element; its line is its <data>'s, where offset and size are written."""
+        data = el.find("data")
+        return cls(el.get("id"), el.get("name"), line_of(data if data is not None else el),
+                   dict(data.attrib) if data is not None else {})
+
+    def where(self, file, line=None) -> dict:
+        return dict(file=file, line=line or self.line, layer_id=self.id, layer_name=self.name, layer_type="Const")
+
+
+def bin_beside(file: str | None) -> str | None:
+    """The weights file OpenVINO reads for an .xml path: the same path ending in .bin."""
+    if not file or file == "<stdin>" or not os.path.isfile(file):
+        return None
+    return os.path.splitext(file)[0] + ".bin"
+
+
+class Missing(Exception):
+    """No weights file to read (none given, or none beside the .xml): the layers that need it are unchecked."""
+
+
+def read(const: Const, bin_path: str | None, file: str | None) -> np.ndarray:
+    """The Const's values as a 1-D int64 array. Missing when there is no weights file; IRError (code
+    bad-weights, naming the Const, the .bin and the byte range) when the <data> or the file is inconsistent."""
+    d = const.data
+    et, text = (d.get("element_type") or "").strip().lower(), d.get("shape")
+
+    def refused(why):
+        return IRError(why, code="bad-weights", **const.where(file))
+    if et not in SHAPE_TYPES:
+        raise refused(f"element_type={d.get('element_type')!r}: a shape input holds integers"
+                      f" ({', '.join(SHAPE_TYPES)})")
+    try:
+        items = [t.strip() for t in text.split(",")] if text and text.strip() else []
+        if len(items) > 1 or any(not t.isdigit() for t in items):
+            raise ValueError
+        count = int(items[0]) if items else 1
+        offset, size = int(d["offset"]), int(d["size"])
+    except (KeyError, ValueError, TypeError):
+        raise refused(f"<data shape={text!r} offset={d.get('offset')!r} size={d.get('size')!r}> does not say where"
+                      " a 1-D shape input lies in the .bin") from None
+    itemsize = np.dtype(SHAPE_TYPES[et]).itemsize
+    span = f"bytes [{offset}, {offset + size})"
+    if count > MOST_VALUES:
+        raise refused(f"{span} of the .bin: shape [{count}] is too large for a shape input (at most {MOST_VALUES} values)")
+    if offset < 0 or size != count * itemsize:
+        raise refused(f"{span} of the .bin: size {size} does not hold shape [{count}] of {et}"
+                      f" ({count * itemsize} bytes)")
+    if bin_path is None:
+        raise Missing("no weights file: give it with --bin PATH (Python: bin=)")
+    try:
+        with open(bin_path, "rb") as f:
+            length = os.fstat(f.fileno()).st_size
+            if offset + size > length:
+                raise refused(f"{span} of {bin_path} lie past its end ({length} bytes)")
+            f.seek(offset)
+            raw = f.read(size)
+    except FileNotFoundError:
+        raise Missing(f"its weights file {bin_path} does not exist (--bin PATH names another)") from None
+    except OSError as e:
+        raise refused(f"cannot read {span} of {bin_path}: {e.strerror or e}") from None
+    if len(raw) != size:
+        raise refused(f"{span} of {bin_path}: only {len(raw)} bytes could be read")
+    return np.frombuffer(raw, dtype=SHAPE_TYPES[et]).astype(np.int64)

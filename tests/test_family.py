@@ -1,0 +1,310 @@
+"""The rest of the pooling family as OpenVINO writes it, against OpenVINO itself: AdaptiveAvgPool-8 and
+AdaptiveMaxPool-8, and ReduceMean-1/ReduceMax-1 over exactly the spatial axes (global pooling), their shape
+inputs Const layers whose values are in the .bin. Every model is saved by save_model with its weights; check must
+find it clean, count what it pools, find a planted wrong dim at its line; run --layer must equal the plugin (bit
+for bit for adaptive pools and ReduceMax; ReduceMean to float32 rounding, since the plugin's JIT Reduce adds in an
+order that follows the CPU's vector width). torch's adaptive pools are a second reference. .bin faults, one by
+one, are findings or IRErrors, never tracebacks."""
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import irpool
+from bits import assert_same_bits
+
+ov = pytest.importorskip("openvino")
+import openvino.opset1 as o1  # noqa: E402
+import openvino.opset8 as o8  # noqa: E402
+
+CORE = ov.Core()
+F32 = {"INFERENCE_PRECISION_HINT": "f32"}
+
+
+def plugin(model, x):
+    return [np.asarray(v) for v in CORE.compile_model(model, "CPU", F32)([x]).values()]
+
+
+def save(model, path):
+    ov.save_model(model, path, compress_to_fp16=False)
+    return path
+
+
+def adaptive_model(rng, dtype):
+    nd = int(rng.integers(1, 4))
+    shape = [int(rng.integers(1, 3)), int(rng.integers(1, 5))] + [int(v) for v in rng.integers(1, 9 if nd < 3 else 6, nd)]
+    out = [int(v) for v in rng.integers(1, 11, nd)]            # larger than the input too
+    p = o1.parameter(shape, dtype, name="x")
+    const = o1.constant(np.array(out, np.int32 if rng.random() < 0.5 else np.int64))
+    kind = str(rng.choice(["avg", "max"]))
+    node = o8.adaptive_avg_pool(p, const) if kind == "avg" else o8.adaptive_max_pool(p, const, "i32")
+    node.set_friendly_name("pool")
+    return ov.Model([node.output(i) for i in range(node.get_output_size())], [p]), shape, kind
+
+
+def values(rng, shape, dtype):
+    """Ties of -0.0 and +0.0, NaN and infinities among plain values."""
+    x = rng.choice(np.array([0.0, -0.0, 1.5, -2.0, np.nan, -np.inf, np.inf]), size=shape)
+    return np.where(rng.random(shape) < 0.6, rng.standard_normal(shape), x).astype(dtype)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_adaptive_pools_are_checked_and_run_as_the_plugin_does(seed, tmp_path):
+    rng = np.random.default_rng(seed)
+    for i in range(12):
+        dtype = [np.float32, np.float16][i % 2]
+        model, shape, kind = adaptive_model(rng, dtype)
+        xml = save(model, tmp_path / f"a{i}.xml")
+        report = irpool.check(xml)
+        assert report.ok and not report.findings, [str(f) for f in report.findings]
+        assert report.kinds == {("AdaptiveAvgPool" if kind == "avg" else "AdaptiveMaxPool"): 1}, report.kinds
+        x = values(rng, shape, dtype)
+        want = plugin(model, x)
+        got = irpool.run(xml, x, layer="pool")
+        assert list(got) == [p.get_any_name() and str(2 + k) for k, p in enumerate(model.outputs)]  # port ids 2, 3
+        for g, w in zip(got.values(), want):
+            assert_same_bits(g, w, (kind, shape, dtype))
+        # a planted wrong dim is found at its line
+        text = xml.read_text()
+        m = re.search(r'type="Adaptive\w+".*?<output>\s*<port id="\d+"[^>]*>\s*<dim>\d+</dim>\s*<dim>\d+</dim>\s*<dim>(\d+)'
+                      r"</dim>", text, re.S)
+        bad = tmp_path / f"bad{i}.xml"
+        bad.write_text(text[:m.start(1)] + str(int(m.group(1)) + 2) + text[m.end(1):])
+        (tmp_path / f"bad{i}.bin").write_bytes(xml.with_suffix(".bin").read_bytes())
+        line = text[:m.start(1)].count("\n") + 1
+        errors = [f for f in irpool.check(bad).errors() if f.code != "edge-mismatch"]   # (the Result's edge too)
+        assert [(f.code, f.line, f.layer_name) for f in errors] == [("shape-mismatch", line, "pool")], \
+            [str(f) for f in errors]
+        assert f"declared {int(m.group(1)) + 2}" in errors[0].message and "bins" in errors[0].message
+
+
+def test_adaptive_pools_equal_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(9)
+    for _ in range(20):
+        shape = [2, 3] + [int(v) for v in rng.integers(1, 12, 2)]
+        out = tuple(int(v) for v in rng.integers(1, 9, 2))
+        x = rng.standard_normal(shape).astype(np.float32)
+        t = torch.from_numpy(x)
+        assert_same_bits(irpool.core.adaptive_pool(x, out, "avg"),
+                         torch.nn.functional.adaptive_avg_pool2d(t, out).numpy(), (shape, out))
+        y, i = irpool.core.adaptive_pool(x, out, "max", indices=True)
+        ty, ti = torch.nn.functional.adaptive_max_pool2d(t, out, return_indices=True)
+        assert_same_bits(y, ty.numpy(), (shape, out))
+        np.testing.assert_array_equal(i, ti.numpy())
+
+
+@pytest.mark.parametrize("op", ["ReduceMean", "ReduceMax"])
+def test_reductions_over_the_spatial_axes_are_global_pools(op, tmp_path):
+    """Axes as converters write them and as they may be written (negative, repeated, in any order, i32 or i64),
+    keep_dims both ways: over exactly the spatial axes a counted, checked, run global pool; over any other axes
+    not pooling, and no finding."""
+    rng, make = np.random.default_rng(3), (o1.reduce_mean if op == "ReduceMean" else o1.reduce_max)
+    globals_ = 0
+    for i in range(16):
+        rank = int(rng.integers(3, 6))
+        shape = [int(rng.integers(1, 3)), int(rng.integers(1, 6))] + [int(v) for v in rng.integers(1, 9, rank - 2)]
+        spatial = list(range(2, rank))
+        axes = spatial if rng.random() < 0.6 else sorted(set(int(a) for a in rng.integers(0, rank, 2)))
+        axes = [a - rank if rng.random() < 0.4 else a for a in axes] + ([axes[0]] if rng.random() < 0.3 else [])
+        rng.shuffle(axes)
+        keep = bool(rng.integers(0, 2))
+        p = o1.parameter(shape, np.float32, name="x")
+        node = make(p, o1.constant(np.array(axes, np.int32 if rng.random() < 0.5 else np.int64)), keep)
+        node.set_friendly_name("r")
+        model = ov.Model([node.output(0)], [p])
+        xml = save(model, tmp_path / f"r{i}.xml")
+        report = irpool.check(xml)
+        is_global = {a % rank for a in axes} == set(spatial)
+        assert not report.findings, [str(f) for f in report.findings]
+        assert report.kinds == ({f"global {op}": 1} if is_global else {}), (axes, rank, report.kinds)
+        if not is_global:
+            with pytest.raises(irpool.IRError, match="not a pooling"):
+                irpool.run(xml, np.zeros(shape, np.float32), layer="r")
+            continue
+        globals_ += 1
+        x = (np.random.default_rng(i).standard_normal(shape) * 4).astype(np.float32)
+        (want,) = plugin(model, x)
+        (got,) = irpool.run(xml, x, layer="r").values()
+        assert got.shape == want.shape and got.dtype == want.dtype
+        if op == "ReduceMax":
+            assert_same_bits(got, want, (axes, keep))
+        else:
+            np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
+    assert globals_ >= 6
+
+
+def _with_bin_fault(tmp_path, fault):
+    """A saved AdaptiveAvgPool model whose .bin (or Const <data>) has one fault."""
+    p = o1.parameter([1, 2, 8, 8], np.float32, name="x")
+    node = o8.adaptive_avg_pool(p, o1.constant(np.array([3, 3], np.int64)))
+    node.set_friendly_name("pool")
+    xml = save(ov.Model([node.output(0)], [p]), tmp_path / "m.xml")
+    text, binf = xml.read_text(), xml.with_suffix(".bin")
+    m = re.search(r'<data element_type="i64" shape="2" offset="(\d+)" size="16"', text)
+    if fault == "missing":
+        binf.unlink()
+    elif fault == "truncated":
+        binf.write_bytes(binf.read_bytes()[:-4])
+    elif fault == "offset past the end":
+        xml.write_text(text.replace(m.group(0), m.group(0).replace(f'offset="{m.group(1)}"', 'offset="4096"')))
+    elif fault == "size not matching the shape":
+        xml.write_text(text.replace(m.group(0), m.group(0).replace('size="16"', 'size="12"')))
+    elif fault == "huge shape":
+        xml.write_text(text.replace(m.group(0), m.group(0).replace('shape="2"', 'shape="99999999999"')
+                                    .replace('size="16"', 'size="799999999992"')))
+    return xml, m.group(0), text[:m.start()].count("\n") + 1
+
+
+@pytest.mark.parametrize("fault", ["missing", "truncated", "offset past the end", "size not matching the shape",
+                                   "huge shape"])
+def test_bin_faults_are_findings_and_refusals_in_one_line(fault, tmp_path):
+    xml, _, const_line = _with_bin_fault(tmp_path, fault)
+    report = irpool.check(xml)
+    codes = [(f.code, f.severity) for f in report.findings]
+    if fault == "missing":
+        assert codes == [("unchecked", "warning")] and "Const id=" in report.findings[0].message, codes
+        assert report.ok and report.pooling_layers == 0            # said to be unchecked, never counted as ok
+    else:
+        assert codes == [("bad-weights", "error")], [str(f) for f in report.findings]
+        f = report.findings[0]
+        assert f.layer_type == "Const" and f.line == const_line and "bytes [" in f.message, str(f)
+    with pytest.raises(irpool.IRError) as e:
+        irpool.run(xml, np.zeros((1, 2, 8, 8), np.float32), layer="pool")
+    assert "Const" in str(e.value) or "bytes [" in str(e.value)
+    np.save(tmp_path / "x.npy", np.zeros((1, 2, 8, 8), np.float32))
+    r = subprocess.run([sys.executable, "-m", "irpool", "run", str(xml), "--layer", "pool", "-i",
+                        f"0={tmp_path / 'x.npy'}"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, r.stderr
+
+
+def test_the_bin_can_be_named_and_standard_input_has_none(tmp_path):
+    xml, _, _ = _with_bin_fault(tmp_path, "none")
+    moved = tmp_path / "weights.data"
+    xml.with_suffix(".bin").rename(moved)
+    assert [f.code for f in irpool.check(xml).findings] == ["unchecked"]
+    assert irpool.check(xml, bin=moved).kinds == {"AdaptiveAvgPool": 1}
+    assert [f.code for f in irpool.check(xml.read_text(), bin=moved).findings] == []
+    cli = lambda *a, **k: subprocess.run([sys.executable, "-m", "irpool", *map(str, a)], capture_output=True,  # noqa: E731
+                                         text=True, timeout=300, **k)
+    r = cli("check", "-", input=xml.read_text())
+    assert r.returncode == 0 and "[unchecked]" in r.stdout, r.stdout
+    r = cli("check", "--bin", moved, "-", input=xml.read_text())
+    assert r.returncode == 0 and "ok (1 pooling layer: 1 AdaptiveAvgPool)" in r.stdout, r.stdout
+    x = np.random.default_rng(0).standard_normal((1, 2, 8, 8)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    r = cli("run", xml, "--bin", moved, "--layer", "pool", "-i", f"0={tmp_path / 'x.npy'}", "-o", tmp_path / "y.npz")
+    assert r.returncode == 0, r.stderr
+    with np.load(tmp_path / "y.npz") as y:
+        assert_same_bits(y["2"], irpool.core.adaptive_pool(x, (3, 3), "avg"))     # its output port
+
+
+def _alone(node):
+    """A pooling-family node as the converter wrote it, alone on a Parameter of its input shape, its Const kept."""
+    p = o1.parameter(node.get_input_partial_shape(0), node.get_input_element_type(0), name="x")
+    const = o1.constant(node.input_value(1).get_node().get_data())
+    kind = node.get_type_name()
+    if kind == "AdaptiveAvgPool":
+        new = o8.adaptive_avg_pool(p, const)
+    elif kind == "AdaptiveMaxPool":
+        new = o8.adaptive_max_pool(p, const, node.get_attributes()["index_element_type"])
+    else:
+        new = (o1.reduce_mean if kind == "ReduceMean" else o1.reduce_max)(p, const, node.get_attributes()["keep_dims"])
+    return ov.Model([new.output(i) for i in range(new.get_output_size())], [p])
+
+
+def _every_family_layer_runs_as_the_plugin(model, xml, rng):
+    """Each family layer of a converted model, run by irpool out of the whole file (layer=, Consts from the .bin),
+    against the plugin running that layer alone; how many were compared."""
+    compared = 0
+    for node in model.get_ordered_ops():
+        if node.get_type_name() not in ("AdaptiveAvgPool", "AdaptiveMaxPool", "ReduceMean", "ReduceMax"):
+            continue
+        alone = _alone(node)
+        shape = tuple(d.get_length() if d.is_static else 1 for d in node.get_input_partial_shape(0))  # (a dynamic batch)
+        x = np.maximum(rng.standard_normal(shape), 0).astype(np.float32)
+        x[rng.random(x.shape) < 0.3] = -0.0
+        want = plugin(alone, x)
+        got = list(irpool.run(xml, x, layer=node.get_friendly_name()).values())
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            if node.get_type_name() == "ReduceMean":
+                assert g.shape == w.shape and g.dtype == w.dtype
+                np.testing.assert_allclose(g, w, rtol=2e-6, atol=1e-6)
+            elif node.get_type_name() == "ReduceMax":      # the plugin's JIT Reduce: any sign of a tied zero
+                np.testing.assert_array_equal(g, w)
+            else:
+                assert_same_bits(g, w, node.get_friendly_name())
+        compared += 1
+    return compared
+
+
+def test_a_torch_model_converted_by_openvino(tmp_path):
+    """torch's MaxPool2d, AdaptiveAvgPool2d((5, 7)), AdaptiveMaxPool2d, AdaptiveAvgPool2d(1) and amax over H, W, as
+    openvino.convert_model writes them: checked clean, counted by kind, and every family layer run with layer=."""
+    torch = pytest.importorskip("torch")
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv, self.pool = torch.nn.Conv2d(3, 8, 3), torch.nn.MaxPool2d(3, 2, ceil_mode=True)
+            self.a57, self.a33, self.head = (torch.nn.AdaptiveAvgPool2d((5, 7)), torch.nn.AdaptiveMaxPool2d((3, 3)),
+                                             torch.nn.AdaptiveAvgPool2d(1))
+            self.fc = torch.nn.Linear(8, 4)
+
+        def forward(self, x):
+            y = self.pool(torch.relu(self.conv(x)))
+            y = self.a33(self.a57(y)) + torch.nn.functional.adaptive_max_pool2d(y, (3, 3))
+            return self.fc(torch.flatten(self.head(y), 1)), torch.amax(y, dim=(2, 3), keepdim=True)
+
+    model = ov.convert_model(Net().eval(), example_input=torch.zeros(1, 3, 32, 30))
+    xml = save(model, tmp_path / "net.xml")
+    report = irpool.check(xml)
+    assert report.ok and not report.findings, [str(f) for f in report.findings]
+    assert report.kinds == {"MaxPool": 1, "AdaptiveAvgPool": 1, "AdaptiveMaxPool": 2, "global ReduceMax": 1,
+                            "global ReduceMean": 1}, report.kinds
+    assert _every_family_layer_runs_as_the_plugin(model, xml, np.random.default_rng(4)) == 5
+
+
+def test_global_average_pools_of_onnx_models_converted_by_openvino(tmp_path):
+    """squeezenet's GlobalAveragePool, written by OpenVINO as a ReduceMean over H, W: counted, and run with layer=."""
+    import pathlib
+    onnx = pytest.importorskip("onnx")
+    src = pathlib.Path(onnx.__file__).parent / "backend" / "test" / "data" / "light" / "light_squeezenet.onnx"
+    if not src.exists():
+        pytest.skip("the onnx package ships no light models here")
+    model = ov.convert_model(str(src))
+    xml = save(model, tmp_path / "squeezenet.xml")
+    report = irpool.check(xml)
+    assert report.ok and report.kinds == {"MaxPool": 3, "global ReduceMean": 1}, report.kinds
+    assert _every_family_layer_runs_as_the_plugin(model, xml, np.random.default_rng(5)) == 1
+
+
+TYPES = sorted(t for t in dir(ov.Type) if not t.startswith("_") and isinstance(getattr(ov.Type, t), ov.Type))
+FAMILY = {"AdaptiveAvgPool-8": lambda p: o8.adaptive_avg_pool(p, o1.constant(np.array([2, 3], np.int64))),
+          "AdaptiveMaxPool-8": lambda p: o8.adaptive_max_pool(p, o1.constant(np.array([2, 3], np.int64)), "i32"),
+          "AdaptiveMaxPool-8 i64": lambda p: o8.adaptive_max_pool(p, o1.constant(np.array([2, 3], np.int64)), "i64"),
+          "ReduceMean-1": lambda p: o1.reduce_mean(p, o1.constant(np.array([2, 3], np.int64)), True),
+          "ReduceMax-1": lambda p: o1.reduce_max(p, o1.constant(np.array([3, -2], np.int32)), False)}
+
+
+@pytest.mark.parametrize("op", sorted(FAMILY))
+def test_every_element_type_is_judged_as_the_plugin_compiles_it(op, tmp_path):
+    """Where the plugin compiles the layer, no error; where code that does not branch on the CPU refuses it (its
+    input checks, oneDNN's type map: i64 indices too), a bad-precision error; what op validation refuses cannot be
+    saved, and irpool's data names it (boolean for the reductions)."""
+    from test_ir_real import compiled_as_irpool_says
+    refused_by_validation = []
+    for name in TYPES:
+        p = o1.parameter([2, 3, 6, 7], getattr(ov.Type, name), name="x")
+        try:
+            node = FAMILY[op](p)
+        except RuntimeError:
+            refused_by_validation.append(name)
+            continue
+        path = save(ov.Model([node.output(i) for i in range(node.get_output_size())], [p]), tmp_path / f"{name}.xml")
+        compiled_as_irpool_says(path, (op, name))
+    defs = irpool.opdefs.load("openvino")["ops"][op.split()[0]]
+    assert refused_by_validation == defs.get("validation_refuses", []), refused_by_validation
