@@ -308,3 +308,52 @@ def test_every_element_type_is_judged_as_the_plugin_compiles_it(op, tmp_path):
         compiled_as_irpool_says(path, (op, name))
     defs = irpool.opdefs.load("openvino")["ops"][op.split()[0]]
     assert refused_by_validation == defs.get("validation_refuses", []), refused_by_validation
+
+
+@pytest.mark.parametrize("op", ["AdaptiveAvgPool-8", "AdaptiveMaxPool-8", "ReduceMean-1", "ReduceMax-1"])
+def test_run_takes_every_type_it_names_and_equals_the_plugin(op, tmp_path):
+    """Each element type in the op's run_types (schemas/openvino.json), computed in the type the plugin pools it in:
+    bit for bit (ReduceMean to float32 rounding); every other type the plugin compiles is refused in one line."""
+    from test_ir_real import from_tensor, random_values, to_tensor
+    runs = irpool.opdefs.load("openvino")["ops"][op]["run_types"]
+    rng, ran = np.random.default_rng(11), 0
+    for name in TYPES:
+        p = o1.parameter([2, 3, 7, 5], getattr(ov.Type, name), name="x")
+        try:
+            node = FAMILY[op](p)
+            model = ov.Model([node.output(i) for i in range(node.get_output_size())], [p])
+            request = CORE.compile_model(model, "CPU", F32).create_infer_request()
+        except RuntimeError:
+            assert name not in runs, name
+            continue
+        node.set_friendly_name("pool")
+        xml = save(model, tmp_path / f"{name}.xml")
+        np_type = irpool.ir.elements.element_type(name).numpy
+        if name not in runs and np_type is None:
+            continue                          # (no array of it can be made: nf4, u2)
+        if name not in runs:
+            x = np.zeros((2, 3, 7, 5), irpool.dtypes.dtype_named(np_type))
+            with pytest.raises(irpool.IRError, match="irpool runs"):
+                irpool.run(xml, x, layer="pool")
+            continue
+        x = random_values(rng, name, (2, 3, 7, 5))
+        request.infer([to_tensor(x, getattr(ov.Type, name))])
+        got = list(irpool.run(xml, x, layer="pool").values())
+        for k, g in enumerate(got):
+            w = from_tensor(request.get_output_tensor(k), g.dtype)
+            if op == "ReduceMean-1" and name in ("f32", "f64"):
+                np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, err_msg=name)   # (another order of sums)
+            else:
+                assert_same_bits(g, w, (op, name))
+        ran += 1
+    assert ran == len(runs), (ran, runs)
+
+
+def test_the_shipped_example_is_clean_and_every_family_layer_runs_as_the_plugin():
+    """examples/torch_pools.xml (examples/make_torch_pools.py: torch, converted and saved by OpenVINO)."""
+    import pathlib
+    xml = pathlib.Path(__file__).parent.parent / "examples" / "torch_pools.xml"
+    report = irpool.check(xml)
+    assert report.ok and not report.findings and report.summary == ("5 pooling layers: 1 MaxPool, 1 AdaptiveAvgPool,"
+                                                                    " 1 AdaptiveMaxPool, 1 global ReduceMax, 1 global ReduceMean")
+    assert _every_family_layer_runs_as_the_plugin(CORE.read_model(xml), xml, np.random.default_rng(6)) == 4

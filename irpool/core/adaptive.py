@@ -15,7 +15,8 @@ import numpy as np
 
 from ..errors import IRError
 
-FLOATS = tuple(np.dtype(t) for t in ("float16", "float32", "float64"))
+TYPES = tuple(np.dtype(t) for t in ("float16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32",
+                                     "uint32", "int64", "uint64"))
 
 
 def adaptive_bins(length: int, out: int) -> tuple[np.ndarray, np.ndarray]:
@@ -33,11 +34,16 @@ def adaptive_pool(x, out_sizes, reduction: str, *, indices: bool = False, index_
                       f" (rank {len(out_sizes) + 2} expected)")
     if reduction not in ("max", "avg") or (indices and reduction != "max"):
         raise IRError(f"adaptive pooling is max (with indices) or avg, not {reduction}{' with indices' * indices}")
-    if x.dtype not in FLOATS:
-        raise IRError(f"adaptive pooling runs float16/32/64, not {x.dtype}")
+    if x.dtype not in TYPES:
+        raise IRError(f"adaptive pooling does not take element type {x.dtype}")
     if any(o < 0 for o in out_sizes) or any(L < 1 for L in x.shape[2:]):
         raise IRError(f"adaptive pooling of spatial dims {list(x.shape[2:])} to {list(out_sizes)} is not defined")
-    ctype = np.dtype(np.float64 if x.dtype == np.float64 else np.float32)
+    # a max compares in the input's type (float16 in float32); a sum runs in float32 (float64 for float64), and
+    # an integer average is rounded half to even, as the plugin's pools do
+    if reduction == "max":
+        ctype = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
+    else:
+        ctype = np.dtype(np.float64 if x.dtype == np.float64 else np.float32)
     planes = x.reshape((-1,) + x.shape[2:])
     bins = [adaptive_bins(L, o) for L, o in zip(x.shape[2:], out_sizes)]
     widest = [int((e - s).max()) if s.size else 0 for s, e in bins]
@@ -78,6 +84,8 @@ def adaptive_pool(x, out_sizes, reduction: str, *, indices: bool = False, index_
         for i, (s, e) in enumerate(bins):
             counts = counts * (e - s).astype(ctype).reshape([-1 if j == i else 1 for j in range(n)])
         acc /= counts
+        if x.dtype.kind != "f":
+            np.rint(acc, out=acc)
     values = acc.astype(x.dtype).reshape(x.shape[:2] + out_sizes)
     if not indices:
         return values

@@ -115,15 +115,16 @@ def _execute_family(layer: Layer, file, x, shape_input: tuple, threads) -> list:
     if et is None or et.name not in runs:
         raise IRError(f"irpool runs {fl.op} on {', '.join(runs)} (measured against the CPU plugin), not on"
                       f" {et.name if et else x.dtype}", code="unsupported", **layer.where(file, layer.inputs[0].line))
+    xc = et.to_compute(x)                   # in the type the plugin computes it in (as for MaxPool, measured)
     try:
         if fl.family == "adaptive":
             if fl.outputs == 2:
-                y, i = adaptive_pool(x, fl.out_sizes, "max", indices=True,
+                y, i = adaptive_pool(xc, fl.out_sizes, "max", indices=True,
                                      index_dtype=element_type(fl.index_type).dtype())
-                return [y, i]
-            return [adaptive_pool(x, fl.out_sizes, fl.reduction)]
+                return [et.from_compute(y), i]
+            return [et.from_compute(adaptive_pool(xc, fl.out_sizes, fl.reduction))]
         spec = PoolSpec(kernel=x.shape[2:], reduction=fl.reduction, count="exclude_pad")
-        y = pool(x, spec, threads=threads)
+        y = et.from_compute(pool(xc, spec, threads=threads))
         return [y if fl.keep_dims else y.reshape(x.shape[:2])]
     except IRError as e:
         raise e.located(**layer.where(file)) from None
