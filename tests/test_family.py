@@ -125,6 +125,14 @@ def test_reductions_over_the_spatial_axes_are_global_pools(op, tmp_path):
                 irpool.run(xml, np.zeros(shape, np.float32), layer="r")
             continue
         globals_ += 1
+        text = xml.read_text()               # a planted wrong C in the output is found at its line
+        m = re.search(r'type="Reduce\w+".*?<output>\s*<port id="\d+"[^>]*>\s*<dim>\d+</dim>\s*<dim>(\d+)</dim>', text,
+                      re.S)
+        bad = tmp_path / f"bad{i}.xml"
+        bad.write_text(text[:m.start(1)] + str(int(m.group(1)) + 1) + text[m.end(1):])
+        (tmp_path / f"bad{i}.bin").write_bytes(xml.with_suffix(".bin").read_bytes())
+        found = [(f.code, f.line) for f in irpool.check(bad).errors() if f.code != "edge-mismatch"]
+        assert found == [("shape-mismatch", text[:m.start(1)].count("\n") + 1)], found
         x = (np.random.default_rng(i).standard_normal(shape) * 4).astype(np.float32)
         (want,) = plugin(model, x)
         (got,) = irpool.run(xml, x, layer="r").values()
@@ -357,3 +365,38 @@ def test_the_shipped_example_is_clean_and_every_family_layer_runs_as_the_plugin(
     assert report.ok and not report.findings and report.summary == ("5 pooling layers: 1 MaxPool, 1 AdaptiveAvgPool,"
                                                                     " 1 AdaptiveMaxPool, 1 global ReduceMax, 1 global ReduceMean")
     assert _every_family_layer_runs_as_the_plugin(CORE.read_model(xml), xml, np.random.default_rng(6)) == 4
+
+
+def _torchvision():
+    """torchvision's models, whatever its compiled ops: the PyPI wheel is built for CUDA torch, and against the CPU
+    torch here its C++ ops do not load, so the two op schemas its Python registers fakes for are defined first
+    (the models themselves are plain Python and never call them)."""
+    torch = pytest.importorskip("torch")
+    try:
+        import torchvision
+    except RuntimeError:
+        lib = torch.library.Library("torchvision", "DEF")
+        for op in ("nms", "qnms"):
+            lib.define(f"{op}(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+        _torchvision.keep = lib                     # (the definitions live as long as the library object)
+        import torchvision
+    return torch, torchvision
+
+
+@pytest.mark.parametrize("arch,kinds", [
+    ("resnet18", {"MaxPool": 1, "global ReduceMean": 1}),
+    ("mobilenet_v3_small", {"global ReduceMean": 10}),            # every squeeze-excite block, and the head
+])
+def test_torchvision_models_converted_by_openvino(arch, kinds, tmp_path):
+    """torchvision classifiers (random weights) converted and saved by OpenVINO: clean, their global pools
+    counted, and every family layer run with layer= equal to the plugin."""
+    torch, torchvision = _torchvision()
+    torch.manual_seed(0)
+    net = getattr(torchvision.models, arch)().eval()
+    model = ov.convert_model(net, example_input=torch.zeros(1, 3, 64, 64), input=[ov.PartialShape([1, 3, 64, 64])])
+    xml = save(model, tmp_path / f"{arch}.xml")
+    report = irpool.check(xml)
+    assert report.ok and not report.findings, [str(f) for f in report.findings]
+    assert report.kinds == kinds, report.kinds
+    assert _every_family_layer_runs_as_the_plugin(model, xml, np.random.default_rng(8)) == \
+        sum(v for k, v in kinds.items() if k.startswith("global"))

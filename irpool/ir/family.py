@@ -55,7 +55,7 @@ class FamilyLayer:
                              f" ceil((i+1)*{length}/{o}))")
             else:
                 lines.append(f"{name}: {length} reduced to {'1' if self.keep_dims else 'nothing (keep_dims false)'}"
-                             f" by {self.layer.type} over axes {list(self.values)}")
+                             f" by {self.layer.type} over axes {list(self.values)}, every spatial axis: a global pool")
         return lines
 
 
