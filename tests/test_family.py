@@ -400,3 +400,15 @@ def test_torchvision_models_converted_by_openvino(arch, kinds, tmp_path):
     assert report.kinds == kinds, report.kinds
     assert _every_family_layer_runs_as_the_plugin(model, xml, np.random.default_rng(8)) == \
         sum(v for k, v in kinds.items() if k.startswith("global"))
+
+
+def test_json_counts_kinds_and_an_unknown_attribute_is_a_warning(tmp_path):
+    import json
+    xml, _, _ = _with_bin_fault(tmp_path, "none")
+    text = xml.read_text()
+    xml.write_text(re.sub(r'(type="AdaptiveAvgPool" version="opset8">\s*)', r'\1<data colour="blue" />\n', text, count=1))
+    r = subprocess.run([sys.executable, "-m", "irpool", "check", "--json", str(xml)], capture_output=True, text=True,
+                       timeout=300)
+    doc = json.loads(r.stdout)
+    assert r.returncode == 0 and doc["files"][0]["pooling_kinds"] == {"AdaptiveAvgPool": 1}, r.stdout
+    assert [(f["code"], f["severity"]) for f in doc["files"][0]["findings"]] == [("unknown-attribute", "warning")]

@@ -354,6 +354,9 @@ class _Net:
         if fl is None:
             return                                          # a reduction, but not a global pool: not pooling
         self.report.count(fl.kind)
+        for name in fl.unknown:
+            self.finding("unknown-attribute", f"{fl.op} has no attribute {name}; OpenVINO ignores it",
+                         layer.data_line, layer, severity="warning")
         d = load("openvino")["ops"][fl.op]
         et = _check_precisions(self, layer)
         if et is not None and et.name not in d["input_types"]:

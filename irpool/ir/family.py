@@ -28,6 +28,7 @@ class FamilyLayer:
     out_sizes: tuple = ()   # adaptive: the output's spatial dims
     keep_dims: bool = False
     index_type: str = "i64"
+    unknown: tuple = ()     # attribute names the op does not have (OpenVINO ignores them)
 
     @property
     def kind(self) -> str:
@@ -76,7 +77,8 @@ def interpret_family(layer: Layer, file, rank: int | None, values, const_where: 
         except IRError as e:
             raise IRError(f"{op}: {e.reason}", code="bad-attribute", **where) from None
     values = tuple(int(v) for v in values)
-    common = dict(layer=layer, op=op, family=d["family"], reduction=d["reduction"], outputs=d["outputs"], values=values)
+    common = dict(layer=layer, op=op, family=d["family"], reduction=d["reduction"], outputs=d["outputs"], values=values,
+                  unknown=tuple(k for k in layer.data if k not in d["attributes"]))
     if d["family"] == "adaptive":
         if rank is not None and not 3 <= rank <= 5:
             raise IRError(f"{op} takes an input of rank 3, 4 or 5; input port {layer.inputs[0].id} has rank {rank}",
