@@ -376,9 +376,9 @@ class _Net:
             want = (et.name if et is not None else None) if k == 0 else fl.index_type
             got = element_type(port.precision)
             if got is not None and want is not None and got.name != want:
+                gives = "the input's" if k == 0 else "index_element_type"
                 self.finding("precision-mismatch", f"output port {port.id} declares precision {port.precision};"
-                             f" {fl.op} gives {'the input' + chr(39) + 's' if k == 0 else 'index_element_type'} {want}",
-                             port.line, layer)
+                             f" {fl.op} gives {gives} {want}", port.line, layer)
             if computed is None:
                 continue
             if port.dims and len(port.dims) != len(computed):
@@ -534,8 +534,9 @@ def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None) -> Rep
     Streams: top-level layers are checked as they are read and then kept only as their ports' raw dims, for
     the edges (LayerTable); a pooling or Parameter layer identical (but for names and rt_info) to one found
     clean is not checked again. `bin`: the weights file the pooling family's shape inputs (Const layers) are read
-    from (default: the .bin beside an .xml path; none for strings, bytes and standard input). `explain`: also record what decides each pooling layer (explain.py): True
-    collects the records in `Report.explained`; a callable receives each as it is made, so nothing is kept.
+    from (default: the .bin beside an .xml path; none for strings, bytes and standard input). `explain`: also
+    record what decides each pooling layer (explain.py): True collects the records in `Report.explained`; a
+    callable receives each as it is made, so nothing is kept.
     """
     doc = Document(source, max_bytes=max_bytes)
     report = Report(doc.file, explained=explain if callable(explain) else [] if explain else None)
