@@ -108,7 +108,8 @@ def _parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
         prog="irpool", formatter_class=fmt,
-        description="Check, explain and run the MaxPool and AvgPool layers of OpenVINO IR files.",
+        description="Check, explain and run the pooling layers of OpenVINO IR files (MaxPool, AvgPool,"
+                    " AdaptiveAvgPool, AdaptiveMaxPool, and ReduceMean/ReduceMax over the spatial axes).",
         epilog=EXIT_CODES + "\n\nexamples:\n  irpool check model.xml models/ -j 4 --format github\n"
                             "  irpool run model.xml -i image=x.npy -o out.npz")
     parser.add_argument("--version", action="version", version=f"irpool {__version__}")
