@@ -221,7 +221,6 @@ class _Run:
             if not self.root.flags.c_contiguous:
                 self.root, self.offset = self.x, 0
         self.values = np.empty(g.out_shape, dtype=x.dtype)
-        self.negative_zero = None               # does x hold a -0.0 (looked for only when a maximum is zero)
         self.v = self.values.reshape(g.v_shape)
         # "first" (onnxruntime) differs from "lowest" only for a window whose first tap is NaN or
         # not above the lowest value; without such elements the cheaper "lowest" passes are exact
@@ -357,19 +356,19 @@ class _Run:
 
     def _zero_signs(self, a, b, out):
         """Windows of planes a..b whose maximum is zero take the sign of their first zero tap (row-major),
-        the element the plugin's strictly-greater scan keeps. Only where the input holds a -0.0 at all (looked
-        for once per call, and only when some maximum is zero): then by gathering each such window's taps."""
+        the element the plugin's strictly-greater scan keeps. Only where the chunk's input holds a -0.0 at all
+        (its bits are the lowest integer of their width: one min over the chunk) and some maximum is zero: then
+        by gathering each such window's taps."""
+        xs = self.x[a:b]
+        bits = xs.view(f"i{xs.dtype.itemsize}")
+        if not bits.size or bits.min() != np.iinfo(bits.dtype).min:
+            return
         flat = out.reshape(-1)
         zero = np.flatnonzero(flat == 0)
         if not zero.size:
             return
-        if self.negative_zero is None:
-            bits = self.x.view(f"i{self.x.dtype.itemsize}")
-            self.negative_zero = bool((bits == np.iinfo(bits.dtype).min).any())
-        if not self.negative_zero:
-            return
         pos = np.unravel_index(zero, out.shape)
-        xs, plans = self.x[a:b], self.g.plans
+        plans = self.g.plans
         negative, todo = np.zeros(zero.size, dtype=bool), np.arange(zero.size)
         for taps in itertools.product(*(range(p.kernel) for p in plans)):
             at = [pos[1 + i][todo] * p.stride - p.pad_begin + t * p.dilation for i, (p, t) in enumerate(zip(plans, taps))]
