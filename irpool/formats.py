@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 
 from . import __version__
+from .ir.check import pooling_summary
 
 STATUSES = ("ok", "error", "unreadable", "skipped")
 
@@ -18,7 +19,6 @@ class FileResult:
     findings: list = field(default_factory=list)     # [Finding]
     pooling_layers: int = 0
     pooling_kinds: dict = field(default_factory=dict)    # MaxPool, AvgPool, AdaptiveAvgPool, global ReduceMean, ...
-    pooling_summary: str = "no pooling layers"          # '2 pooling layers: 1 MaxPool, 1 global ReduceMean'
 
 
 def judge(result: FileResult, ignore=(), strict: bool = False) -> FileResult:
@@ -63,7 +63,7 @@ def text(result: FileResult, out, err) -> None:
     if result.status == "ok":
         warnings = sum(f.severity == "warning" for f in result.findings)
         notes = [f"{warnings} warning{'s' * (warnings != 1)}"] if warnings else []
-        notes.append(result.pooling_summary)
+        notes.append(pooling_summary(result.pooling_kinds))
         print(f"{result.file}: ok" + (f" ({', '.join(notes)})" if notes else ""), file=out)
 
 

@@ -43,7 +43,7 @@ def check_one(item, max_bytes: int, bin=None) -> FileResult:  # noqa: A002
     for f in report.findings:
         f.file = name
     return FileResult(name, "ok", findings=report.findings, pooling_layers=report.pooling_layers,
-                      pooling_kinds=report.kinds, pooling_summary=report.summary)
+                      pooling_kinds=report.kinds)
 
 
 def check_all(items, max_bytes: int, jobs: int, bin=None):  # noqa: A002

@@ -196,8 +196,9 @@ class _Geometry:
 
 def _use_direct(plans) -> bool:
     """Windows that do not overlap (kernel <= stride, dilation 1, every axis): the phase buffer's copy
-    is then pure cost. Max only: the direct path adds axis by axis, which changes a sum's last bits. Measured against the phase path, one thread, best of two medians: 0.53-0.60 on
-    3-D 2x2x2 s2, 0.70 on 3x3 s3, 0.76-1.07 on 2-D 2x2 s2 (smaller planes gain most), 0.83 on 1-D k2 s2.
+    is then pure cost. Max only: the direct path adds axis by axis, which changes a sum's last bits.
+    Measured against the phase path, one thread, best of two medians: 0.53-0.60 on 3-D 2x2x2 s2, 0.70 on
+    3x3 s3, 0.76-1.07 on 2-D 2x2 s2 (smaller planes gain most), 0.83 on 1-D k2 s2.
     Overlapping windows mostly lose (1.1-1.7 on 3x3 s2 and s1 in 2-D, 3.6 with dilation 2), so they stay."""
     return all(p.kernel <= p.stride and p.dilation == 1 for p in plans)
 
@@ -348,7 +349,8 @@ class _Run:
             return
         # one tap after the other in row-major order (numpy's own sum adds pairwise): a running sum along
         # the window's elements, flattened, whose last entry is the sum
-        flat = np.array(view, dtype=g.ctype).reshape(view.shape[0], -1, view.shape[-1])     # (a copy: x is the caller's)
+        flat = np.array(view, dtype=g.ctype)                # a copy: x is the caller's
+        flat = flat.reshape(flat.shape[0], -1, flat.shape[-1])
         if red == "lp":
             _lp_powers(flat, g.spec.p)
         np.add.accumulate(flat, axis=1, out=flat)
@@ -371,7 +373,8 @@ class _Run:
         plans = self.g.plans
         negative, todo = np.zeros(zero.size, dtype=bool), np.arange(zero.size)
         for taps in itertools.product(*(range(p.kernel) for p in plans)):
-            at = [pos[1 + i][todo] * p.stride - p.pad_begin + t * p.dilation for i, (p, t) in enumerate(zip(plans, taps))]
+            at = [pos[1 + i][todo] * p.stride - p.pad_begin + t * p.dilation
+                  for i, (p, t) in enumerate(zip(plans, taps))]
             inside = np.logical_and.reduce([(c >= 0) & (c < p.length) for c, p in zip(at, plans)])
             v = xs[(pos[0][todo][inside],) + tuple(c[inside] for c in at) + (pos[-1][todo][inside],)]
             hit = v == 0

@@ -9,7 +9,6 @@ included) or what another pooling layer computes.
 from __future__ import annotations
 
 import marshal
-import os
 import math
 from dataclasses import asdict, dataclass, field, replace
 
@@ -22,7 +21,7 @@ from . import consts
 from .consts import Const
 from .dims import DYNAMIC, compatible, lenient_dim, parse_shape, text
 from .elements import element_type
-from .family import FAMILY_TYPES, interpret_family, is_family
+from .family import FAMILY_TYPES, interpret_family, is_family, shape_input_name
 from .layers import POOL_TYPES, check_dims, interpret, is_pooling, type_refusal
 from .parse import (BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs,
                     content_key, light_ports, line_of)
@@ -52,12 +51,21 @@ class Finding:
         return f"{self.file or '<string>'}:{self.line}: {self.severity}: [{self.code}]{who}{where}: {self.message}"
 
 
+def pooling_summary(kinds: dict) -> str:
+    """'3 pooling layers: 1 MaxPool, 1 AvgPool, 1 global ReduceMean', or 'no pooling layers'."""
+    n = sum(kinds.values())
+    if not n:
+        return "no pooling layers"
+    return f"{n} pooling layer{'s' * (n != 1)}: " + ", ".join(f"{v} {k}" for k, v in kinds.items())
+
+
 @dataclass
 class Report:
     file: str | None
     findings: list = field(default_factory=list)
     pooling_layers: int = 0      # how many pooling layers were checked, bodies included
     kinds: dict = field(default_factory=dict)   # how many of each kind: MaxPool, AdaptiveAvgPool, global ReduceMean
+    explained: object = field(default=None, repr=False)   # check(explain=...): a list or callable receiving records
 
     def count(self, kind: str) -> None:
         self.pooling_layers += 1
@@ -65,12 +73,7 @@ class Report:
 
     @property
     def summary(self) -> str:
-        """'3 pooling layers: 1 MaxPool, 1 AvgPool, 1 global ReduceMean', or 'no pooling layers'."""
-        if not self.pooling_layers:
-            return "no pooling layers"
-        n = self.pooling_layers
-        return f"{n} pooling layer{'s' * (n != 1)}: " + ", ".join(f"{v} {k}" for k, v in self.kinds.items())
-    explained: object = field(default=None, repr=False)   # check(explain=...): a list or callable receiving records
+        return pooling_summary(self.kinds)
 
     @property
     def ok(self) -> bool:
@@ -328,7 +331,8 @@ class _Net:
         shape_port = layer.inputs[1] if len(layer.inputs) == 2 else None
         src = self.feeds.get((layer.id, shape_port.id)) if shape_port else None
         const = self.consts.get(src[0]) if src else None
-        what, are = ("output_shape", "is") if layer.type.startswith("Adaptive") else ("axes", "are")
+        what = shape_input_name(layer)
+        are = "are" if what == "axes" else "is"
         try:
             if shape_port is None:
                 interpret_family(layer, self.file, rank, (), {})          # raises: not two inputs
@@ -541,7 +545,7 @@ def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None) -> Rep
     doc = Document(source, max_bytes=max_bytes)
     report = Report(doc.file, explained=explain if callable(explain) else [] if explain else None)
     net = _Net(doc, report)
-    net.bin = os.fspath(bin) if bin is not None else consts.bin_beside(doc.file)
+    net.bin = consts.bin_path(bin, doc.file)
     for holder, n in doc.batches():
         if holder is None:
             net.layer(_layer(n, doc.problems))

@@ -36,8 +36,11 @@ class Const:
         return dict(file=file, line=line or self.line, layer_id=self.id, layer_name=self.name, layer_type="Const")
 
 
-def bin_beside(file: str | None) -> str | None:
-    """The weights file OpenVINO reads for an .xml path: the same path ending in .bin."""
+def bin_path(given, file: str | None) -> str | None:
+    """The weights file to read: the one given (--bin, bin=), else the one OpenVINO reads for an .xml path (the
+    same path ending in .bin); None for strings, bytes and standard input."""
+    if given is not None:
+        return os.fspath(given)
     if not file or file == "<stdin>" or not os.path.isfile(file):
         return None
     return os.path.splitext(file)[0] + ".bin"

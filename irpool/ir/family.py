@@ -99,3 +99,8 @@ def interpret_family(layer: Layer, file, rank: int | None, values, const_where: 
 
 def is_family(layer: Layer) -> bool:
     return layer.type in FAMILY_TYPES
+
+
+def shape_input_name(layer: Layer) -> str:
+    """What a family layer's second input is called: output_shape (adaptive pools) or axes (reductions)."""
+    return "output_shape" if layer.type.startswith("Adaptive") else "axes"

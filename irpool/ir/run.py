@@ -5,8 +5,6 @@ from __future__ import annotations
 from array import array
 from dataclasses import replace
 
-import os
-
 import numpy as np
 
 from ..core import PoolSpec, adaptive_pool, pool
@@ -16,7 +14,7 @@ from . import consts
 from .consts import Const
 from .dims import compatible, parse_shape, shape_text
 from .elements import element_type, of_dtype
-from .family import FAMILY_TYPES, interpret_family, is_family
+from .family import FAMILY_TYPES, interpret_family, is_family, shape_input_name
 from .layers import POOL_TYPES, check_dims, interpret, is_pooling, type_refusal
 from .parse import MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs, content_key, line_of
 from .table import LayerTable
@@ -53,11 +51,7 @@ def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = Tru
     pl = prepared.get(key)
     if pl is None:
         pl = prepared[key] = interpret(layer, file, x.ndim)
-    declared = layer.inputs[0].dims
-    if declared and (x.ndim != len(declared) or not all(compatible(d, n) for d, n in zip(declared, x.shape))):
-        raise IRError(f"input array has shape {list(x.shape)}, input port {layer.inputs[0].id} declares"
-                      f" [{','.join(map(str, layer.inputs[0].raw_dims))}]", code="bad-input",
-                      **layer.where(file, layer.inputs[0].line))
+    _check_declared_input(layer, file, x)
     check_dims(pl, x.shape, file)
     et = of_dtype(x.dtype)
     why = f"irpool has no IR element type for arrays of {x.dtype}" if et is None else None
@@ -78,9 +72,18 @@ def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = Tru
         raise e.located(**layer.where(file)) from None
 
 
+def _check_declared_input(layer: Layer, file, x: np.ndarray) -> None:
+    """The input array must fit the dims the layer's input port declares (intervals and -1 fit anything within)."""
+    declared = layer.inputs[0].dims
+    if declared and (x.ndim != len(declared) or not all(compatible(d, n) for d, n in zip(declared, x.shape))):
+        raise IRError(f"input array has shape {list(x.shape)}, input port {layer.inputs[0].id} declares"
+                      f" [{','.join(map(str, layer.inputs[0].raw_dims))}]", code="bad-input",
+                      **layer.where(file, layer.inputs[0].line))
+
+
 def _shape_input(layer: Layer, file, found: dict, edges: dict, bin_path) -> tuple:
     """(values, where) of the Const that feeds a family layer's shape input, read from the weights file."""
-    what = "output_shape" if layer.type.startswith("Adaptive") else "axes"
+    what = shape_input_name(layer)
     if len(layer.inputs) != 2:
         interpret_family(layer, file, None, (), {})                 # raises: not two inputs
     src = edges.get((layer.id, layer.inputs[1].id))
@@ -105,11 +108,7 @@ def _execute_family(layer: Layer, file, x, shape_input: tuple, threads) -> list:
         raise IRError(f"{layer.type} over axes {[int(v) for v in values]} of an input of rank {x.ndim} is not a"
                       " pooling: irpool runs reductions over exactly the spatial axes 2..rank-1", code="unsupported",
                       **layer.where(file))
-    declared = layer.inputs[0].dims
-    if declared and (x.ndim != len(declared) or not all(compatible(d, n) for d, n in zip(declared, x.shape))):
-        raise IRError(f"input array has shape {list(x.shape)}, input port {layer.inputs[0].id} declares"
-                      f" [{','.join(map(str, layer.inputs[0].raw_dims))}]", code="bad-input",
-                      **layer.where(file, layer.inputs[0].line))
+    _check_declared_input(layer, file, x)
     et = of_dtype(x.dtype)
     runs = load_defs("openvino")["ops"][fl.op]["run_types"]
     if et is None or et.name not in runs:
@@ -196,6 +195,7 @@ class Program:
 
     def __init__(self, doc: Document):
         self.file, self.prepared, self.snippet = doc.file, {}, None
+        self.family = None      # one_layer: a family layer's (shape input values, where its Const is)
         self.table, self.groups, self.params = LayerTable(), [], []
         self.lines, self.source = array("i"), array("i")   # row -> line (-1: none); -> producer row * 4 + port
         self.results = array("i")                           # the Result rows, in file order
@@ -221,6 +221,9 @@ class Program:
         if error is not None:
             raise error
         if self.snippet is not None:
+            if is_family(self.snippet):
+                raise IRError(f"a bare {self.snippet.type} layer has no Const for its shape input: run it out of its"
+                              " net with --layer (Python: layer=)", code="unsupported", **self.snippet.where(self.file))
             if not is_pooling(self.snippet):
                 raise IRError(f"irpool runs MaxPool and AvgPool layers, not {self.snippet.type}", code="unsupported",
                               **self.snippet.where(self.file))
@@ -288,8 +291,7 @@ class Program:
         program = cls.__new__(cls)
         program.file, program.prepared, program.snippet, program.family = doc.file, {}, layer, None
         if is_family(layer):
-            program.family = _shape_input(layer, doc.file, found_consts, shape_edges,
-                                          os.fspath(bin) if bin is not None else consts.bin_beside(doc.file))
+            program.family = _shape_input(layer, doc.file, found_consts, shape_edges, consts.bin_path(bin, doc.file))
         return program
 
     def _add(self, el, problems):
@@ -444,15 +446,12 @@ class Program:
 
     def _run_snippet(self, inputs, threads) -> dict:
         layer = self.snippet
-        if getattr(self, "family", None) is None and is_family(layer):
-            raise IRError(f"a bare {layer.type} layer has no Const for its shape input: run it out of its net with"
-                          " --layer (Python: layer=)", code="unsupported", **layer.where(self.file))
         if isinstance(inputs, dict):
             if set(inputs) - {"0", layer.inputs[0].id if layer.inputs else "0"} or len(inputs) != 1:
                 raise IRError(f"a bare layer takes one input array (or {{'0': array}}), got keys {sorted(inputs)}",
                               code="bad-input", **layer.where(self.file))
             inputs = next(iter(inputs.values()))
-        if getattr(self, "family", None) is not None:
+        if self.family is not None:
             outs = _execute_family(layer, self.file, inputs, self.family, threads)
         else:
             outs = _execute(layer, self.file, inputs, threads, self.prepared)
