@@ -13,33 +13,102 @@ from .ir.parse import MAX_BYTES
 
 EXIT_CODES = """exit status:
   0  every file is clean (warnings allowed, unless --strict)
-  1  a finding that fails: an error (or, with --strict, a warning); explain: a layer cannot be computed
+  1  a finding that fails: an error (or, with --strict, a warning; a note never fails); --diff: a fix to
+     make; explain: a layer cannot be computed, or a declared dim differs from the computed one
   2  a file cannot be read or is not OpenVINO IR, or the command line is wrong
   141  standard output was closed early (e.g. | head)"""
 
 
+CONFIG = """configuration: [tool.irpool] in the nearest pyproject.toml (this folder or one above it):
+  ignore = ["unknown-attribute"]   strict = true   exclude = ["build", "*.tmp.xml"]
+  the command line's --ignore, --strict/--no-strict and --exclude win; --isolated reads none"""
+
+
 def _check(args) -> int:
-    from . import formats
+    from . import config, formats
+    from .codes import known
     from .core import default_threads
     from .inputs import check_all, expand
-    items = expand(args.files)
+    from .terminal import Paint, Progress, wants_colour
+    cfg = config.read(config.nearest()) if not args.isolated else {}
+    ignore = known({c.strip() for c in ",".join(args.ignore).split(",") if c.strip()}, "--ignore") \
+        if args.ignore else cfg.get("ignore", set())
+    strict = cfg.get("strict", False) if args.strict is None else args.strict
+    exclude = args.exclude if args.exclude else cfg.get("exclude", [])
+    base = os.path.dirname(cfg["file"]) if "file" in cfg else None
+    items = expand(args.files, exclude, base)
     if not items:
         raise IRError(f"no IR .xml file under {', '.join(args.files)}")
+    if args.skip_non_ir:
+        items = [(name, source, True) for name, source, _ in items]
     if args.bin is not None and len(items) != 1:
         raise IRError(f"--bin names the weights file of one FILE; {len(items)} are given")
-    ignore = {c.strip() for c in ",".join(args.ignore).split(",") if c.strip()}
-    results = []
-    for result in check_all(items, args.max_bytes, args.jobs or default_threads(), args.bin):
-        results.append(formats.judge(result, ignore, args.strict))
-        if args.format == "text":
-            formats.text(result, sys.stdout, sys.stderr)
-        elif args.format == "github":
-            formats.github(result, sys.stdout)
+    fixing = args.fix or args.diff
+    if args.fix and any(i[1] == "-" for i in items) and len(items) > 1:
+        raise IRError("--fix - writes the fixed document to standard output: give it alone")
+    paint = Paint(args.format == "text" and not args.diff and wants_colour(sys.stdout))
+    progress = Progress(len(items), sys.stderr)
+    out = sys.stderr if args.fix and items[0][1] == "-" else sys.stdout
+    jobs = args.jobs or default_threads()
+    stream = (_fixed(item, args, args.bin) for item in items) if fixing else \
+        check_all(items, args.max_bytes, jobs, args.bin)
+    results, changed = [], False
+    for done, result in enumerate(stream, 1):
+        changed = changed or bool(result.fixed)
+        results.append(formats.judge(result, ignore, strict))
+        progress.update(done, result.file)
+        if args.diff:
+            continue                                # the diff alone on standard output
+        if args.format in ("text", "github") and (result.findings or result.fixed or result.status != "ok" or
+                                                   not args.quiet):
+            progress.clear()
+            if args.format == "text":
+                formats.text(result, out, sys.stderr, paint, args.quiet)
+            else:
+                formats.github(result, out)
+    progress.clear()
     if args.format == "json":
-        print(formats.json_document(results))
-    elif args.format == "text" and len(results) > 1:
-        print(formats.summary_line(results))
-    return formats.exit_status(results)
+        print(formats.json_document(results), file=out)
+    elif args.format == "sarif":
+        print(formats.sarif_document(results), file=out)
+    elif args.format == "text" and (len(results) > 1 or args.quiet):
+        print(formats.summary_line(results), file=out)
+    status = formats.exit_status(results)
+    if args.diff:
+        s = formats.summary(results)
+        print(f"irpool: --diff: {s['fixed']} ports would be fixed in {sum(bool(r.fixed) for r in results)} of"
+              f" {len(results)} files" if changed else "irpool: --diff: nothing to fix", file=sys.stderr)
+        for r in results:
+            if r.status == "unreadable":
+                formats.text(r, sys.stdout, sys.stderr)
+    return max(status, 1) if args.diff and changed else status
+
+
+def _fixed(item, args, bin):  # noqa: A002
+    """check --fix / --diff of one item: written in place, to standard output (--fix -), or shown as a diff."""
+    import difflib
+
+    from .inputs import fix_one
+    from .outputs import write_atomic
+    result, before, after = fix_one(item, args.max_bytes, bin)
+    if after is None or after == before:
+        if args.fix and item[1] == "-" and before is not None:
+            sys.stdout.buffer.write(before)
+        return result
+    if args.diff:
+        name = result.file
+        diff = difflib.unified_diff(before.decode("utf-8", "surrogateescape").splitlines(True),
+                                    after.decode("utf-8", "surrogateescape").splitlines(True),
+                                    f"a/{name}", f"b/{name}")
+        text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in diff)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
+        sys.stdout.buffer.flush()
+    elif item[1] == "-":
+        sys.stdout.buffer.write(after)
+    else:
+        write_atomic(item[1], lambda f: f.write(after), ".xml")
+    return result
 
 
 def _source(name: str):
@@ -48,20 +117,25 @@ def _source(name: str):
 
 def _run(args) -> int:
     from .inputs import load_arrays
-    from .ir import run
-    from .outputs import target, write_npz
+    from .ir import load
+    from .outputs import target, write_npy, write_npz
+    npy = args.output is not None and args.output.lower().endswith(".npy")
     if args.output is not None:
         target(args.output)                      # before computing anything
     inputs = load_arrays(args.input)
     if not inputs:
         raise IRError("give the inputs with -i NAME=file.npy (NAME: a Parameter's name; 0 for a bare layer or"
                       " --layer)")
-    outputs = run(_source(args.file), inputs, max_bytes=args.max_bytes, threads=args.threads, layer=args.layer,
-                  bin=args.bin)
+    program = load(_source(args.file), max_bytes=args.max_bytes, layer=args.layer, bin=args.bin)
+    if npy and len(program.output_names) != 1:
+        raise IRError(f"-o {args.output}: a .npy holds one array, and this run gives {len(program.output_names)}"
+                      f" ({', '.join(program.output_names)}): write them to an .npz")
+    outputs = program.run(inputs, args.threads)
     for name, arr in outputs.items():
         print(f"{name}: {arr.dtype} {list(arr.shape)}")
     if args.output is not None:
-        print(f"wrote {write_npz(args.output, outputs)}")
+        written = write_npy(args.output, next(iter(outputs.values()))) if npy else write_npz(args.output, outputs)
+        print(f"wrote {written}")
     return 0
 
 
@@ -71,7 +145,7 @@ def _explain(args) -> int:
     failed = []
 
     def show(e):
-        failed.append(bool(e["error"]))
+        failed.append(bool(e["error"]) or any(o.get("differs") for o in e.get("outputs") or ()))
         if args.json:
             print((",\n" if len(failed) > 1 else "") + json.dumps(e, indent=1), end="")
         else:
@@ -84,6 +158,16 @@ def _explain(args) -> int:
     elif not count:
         print("no pooling layers")
     return 1 if any(failed) else 0
+
+
+def _codes(args) -> int:
+    from .codes import describe, known, listing
+    if args.code is None:
+        print(listing())
+        return 0
+    known([args.code], "irpool codes")
+    print(describe(args.code))
+    return 0
 
 
 def _size(text: str) -> int:
@@ -104,6 +188,12 @@ def _positive(text: str) -> int:
     return int(text)
 
 
+def _jobs(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"not a number of processes (0: every core): {text!r}")
+    return int(text)
+
+
 def _parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
@@ -115,22 +205,44 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"irpool {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser("check", formatter_class=fmt, help="check declared output dims, attributes, types and edges",
-                       epilog=EXIT_CODES + "\n\nexamples:\n  irpool check model.xml\n"
+                       epilog=EXIT_CODES + "\n\n" + CONFIG + "\n\nexamples:\n  irpool check model.xml\n"
+                                           "  irpool check --fix model.xml\n"
                                            "  cat model.xml | irpool check - --json\n"
-                                           "  irpool check models/ -j 4 --ignore spec-divergence --strict")
+                                           "  irpool check models/ -q --format sarif > irpool.sarif\n"
+                                           "  irpool check models/ -j 4 --ignore unknown-attribute --strict")
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="an IR .xml file, - for standard input, a pipe, or a folder (searched for .xml files;"
                         " XML that is not IR is reported as skipped)")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", dest="format", action="store_const", const="json",
                      help="one JSON document: an entry per file (status, reason, findings), a summary, the version")
-    out.add_argument("--format", choices=("text", "json", "github"), default="text",
-                     help="text (default), json, or github: GitHub Actions ::error/::warning annotations")
-    p.add_argument("-j", "--jobs", type=_positive, default=None, metavar="N",
-                   help="check files on N processes (default: every core)")
+    out.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text",
+                     help="text (default), json, sarif (one SARIF 2.1.0 log, for code scanning), or github: GitHub"
+                          " Actions ::error/::warning/::notice annotations")
+    fixing = p.add_mutually_exclusive_group()
+    fixing.add_argument("--fix", action="store_true",
+                        help="rewrite in place every declared <dim> that irpool computes for certain and finds wrong"
+                             " (and the input dims an edge joins to it that held the same value); no other byte"
+                             " changes. --fix - writes the fixed document to standard output")
+    fixing.add_argument("--diff", action="store_true",
+                        help="print what --fix would change as a unified diff, and write nothing (exit 1 if any)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print only the files with findings, and the summary")
+    p.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
+                   help="check files on N processes (default, and 0: every core)")
     p.add_argument("--ignore", action="append", default=[], metavar="CODE[,CODE]",
-                   help="leave out findings with these codes (e.g. spec-divergence); may be repeated")
-    p.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
+                   help="leave out findings with these codes (irpool codes lists them); may be repeated; replaces"
+                        " the config's ignore")
+    strict = p.add_mutually_exclusive_group()
+    strict.add_argument("--strict", action="store_true", default=None, help="warnings fail too (exit 1); notes never")
+    strict.add_argument("--no-strict", dest="strict", action="store_false", help="warnings do not fail (the default)")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="leave out files and folders that match GLOB in folder walks; may be repeated; replaces the"
+                        " config's exclude")
+    p.add_argument("--skip-non-ir", action="store_true",
+                   help="report a named XML file that is not OpenVINO IR as skipped, as in a folder walk, instead of"
+                        " unreadable (exit 2): for hooks that pass every .xml file")
+    p.add_argument("--isolated", action="store_true", help="read no pyproject.toml")
     p.add_argument("--bin", metavar="PATH", help="the weights file of a single FILE (default: the .bin beside the"
                    " .xml; standard input has none): where the pooling family's shape inputs are read")
     p.set_defaults(func=_check, format="text")
@@ -144,7 +256,7 @@ def _parser() -> argparse.ArgumentParser:
                         " by its name). NAME: a Parameter's name or tensor name; 0 for a bare layer")
     p.add_argument("-o", "--output", metavar="out.npz",
                    help="write the outputs here, atomically (the mode of an existing file is kept; a symlink is"
-                        " written through)")
+                        " written through): an .npz of every output, or a .npy when the run gives one output")
     p.add_argument("--threads", type=_positive, default=None, metavar="N",
                    help="threads per pooling layer (default: every core)")
     p.add_argument("--layer", metavar="ID|NAME", help="run only this pooling layer of the net, whatever else the net"
@@ -152,6 +264,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--bin", metavar="PATH", help="the weights file, for --layer's shape input (default: the .bin"
                    " beside the .xml)")
     p.set_defaults(func=_run)
+    p = sub.add_parser("codes", formatter_class=fmt, help="list the finding codes, or explain one",
+                       epilog=EXIT_CODES + "\n\nexamples:\n  irpool codes\n  irpool codes shape-mismatch")
+    p.add_argument("code", nargs="?", metavar="CODE", help="the code to explain")
+    p.set_defaults(func=_codes)
     p = sub.add_parser("explain", formatter_class=fmt, help="show what decides each pooling layer's output",
                        epilog=EXIT_CODES + "\n\nexamples:\n  irpool explain model.xml --layer pool1\n"
                                            "  irpool explain model.xml --json")
@@ -160,7 +276,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--bin", metavar="PATH", help="the weights file (default: the .bin beside the .xml)")
     p.add_argument("--json", action="store_true", help="one JSON document instead of text")
     p.set_defaults(func=_explain)
-    for p in sub.choices.values():
+    for name, p in sub.choices.items():
+        if name == "codes":
+            continue
         p.add_argument("--max-bytes", type=_size, default=MAX_BYTES, metavar="N",
                        help="refuse a file larger than N bytes (suffixes K, M, G; default 1G)")
     return parser

@@ -2,6 +2,7 @@
 for IR .xml files) and the arrays `run -i` names."""
 from __future__ import annotations
 
+import fnmatch
 import os
 import sys
 import zipfile
@@ -15,20 +16,32 @@ from .formats import FileResult
 STDIN = "-"
 
 
-def expand(args) -> list:
-    """(shown name, source, found in a folder) for each FILE argument; a folder gives its .xml files."""
+def expand(args, exclude=(), base: str | None = None) -> list:
+    """(shown name, source, found in a folder) for each FILE argument; a folder gives its .xml files, less
+    those `exclude` matches (globs matched against the path from `base`, default the current folder, and
+    against each of its parts: "build" leaves out every folder named build). A file named is never left out."""
     items = []
+    base = os.path.abspath(base or os.getcwd())
     for arg in args:
         if arg == STDIN:
             items.append(("<stdin>", STDIN, False))
         elif os.path.isdir(arg):
             for root, dirs, files in os.walk(arg):
-                dirs.sort()
-                items.extend((os.path.join(root, f), os.path.join(root, f), True)
-                             for f in sorted(files) if f.lower().endswith(".xml"))
+                dirs[:] = sorted(d for d in dirs if not _excluded(os.path.join(root, d), exclude, base))
+                items.extend((os.path.join(root, f), os.path.join(root, f), True) for f in sorted(files)
+                             if f.lower().endswith(".xml") and not _excluded(os.path.join(root, f), exclude, base))
         else:
             items.append((arg, arg, False))
     return items
+
+
+def _excluded(path: str, globs, base: str) -> bool:
+    if not globs:
+        return False
+    rel = os.path.relpath(os.path.abspath(path), base).replace(os.sep, "/")
+    parts = rel.split("/")
+    return any(fnmatch.fnmatchcase(rel, g) or any(fnmatch.fnmatchcase(p, g) for p in parts)
+               for g in (g.rstrip("/") for g in globs))
 
 
 def check_one(item, max_bytes: int, bin=None) -> FileResult:  # noqa: A002
@@ -44,6 +57,41 @@ def check_one(item, max_bytes: int, bin=None) -> FileResult:  # noqa: A002
         f.file = name
     return FileResult(name, "ok", findings=report.findings, pooling_layers=report.pooling_layers,
                       pooling_kinds=report.kinds)
+
+
+def fix_one(item, max_bytes: int, bin=None) -> tuple:  # noqa: A002
+    """check --fix of one item: (FileResult of the fixed document, with what was fixed; the bytes as read;
+    the bytes fixed). Nothing is written here. A file that cannot be read gives (FileResult, None, None)."""
+    from .ir import check
+    from .ir.consts import bin_path
+    from .ir.fix import fix
+    name, source, found = item
+    try:
+        data = _read_bytes(source, max_bytes)
+        weights = None if source == STDIN else bin_path(bin, source)
+        fixed, done = fix(data, file=name, bin=weights, max_bytes=max_bytes)
+        report = check(fixed, max_bytes=max_bytes, bin=weights)
+    except IRError as e:
+        status = "skipped" if found and e.code == "not-ir" else "unreadable"
+        return FileResult(name, status, e.reason), None, None
+    for f in report.findings:
+        f.file = name
+    return FileResult(name, "ok", findings=report.findings, pooling_layers=report.pooling_layers,
+                      pooling_kinds=report.kinds, fixed=done), data, fixed
+
+
+def _read_bytes(source, max_bytes: int) -> bytes:
+    if source == STDIN:
+        data = sys.stdin.buffer.read(max_bytes + 1)
+    else:
+        try:
+            with open(source, "rb") as f:
+                data = f.read(max_bytes + 1)
+        except OSError as e:
+            raise IRError(f"cannot read it: {e.strerror or e}") from None
+    if len(data) > max_bytes:
+        raise IRError(f"larger than --max-bytes ({max_bytes} bytes)")
+    return data
 
 
 def check_all(items, max_bytes: int, jobs: int, bin=None):  # noqa: A002

@@ -1,5 +1,6 @@
-"""Writing `run -o` outputs as careful tools do: the target is checked before anything is computed; the .npz
-is written to a temporary file beside it and renamed over it, so a reader never sees half a file; an
+"""Writing files as careful tools do (`run -o`, `check --fix`): the target is checked before anything is
+computed; the file is written to a temporary file beside it and renamed over it, so a reader never sees half a
+file; an
 existing file keeps its mode (a new one gets the umask's), a symlink is written through to its target, and
 SIGINT, SIGTERM or SIGHUP during the write leave no temporary file and the old file intact."""
 from __future__ import annotations
@@ -58,18 +59,17 @@ def _signals_raise():
             signal.signal(s, handler)
 
 
-def write_npz(path: str, arrays: dict) -> str:
-    """Write {name: array} as an .npz to `path` atomically; the file written (a symlink's target)."""
+def write_atomic(path: str, write, suffix: str = "") -> str:
+    """Call write(binary file) on a temporary file beside `path`, then rename it over `path`: the file
+    written (a symlink's target). The mode of an existing file is kept."""
     real = target(path)
     mode = _mode(real)
     tmp = None
     with _signals_raise():
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".irpool-", suffix=".npz", dir=os.path.dirname(os.path.abspath(real)))
-            with os.fdopen(fd, "wb") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
-                for name, array in arrays.items():
-                    with z.open(f"{name}.npy", "w", force_zip64=True) as member:
-                        np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
+            fd, tmp = tempfile.mkstemp(prefix=".irpool-", suffix=suffix, dir=os.path.dirname(os.path.abspath(real)))
+            with os.fdopen(fd, "wb") as f:
+                write(f)
             os.chmod(tmp, mode)
             os.replace(tmp, real)
         except BaseException:
@@ -78,3 +78,18 @@ def write_npz(path: str, arrays: dict) -> str:
                     os.unlink(tmp)
             raise
     return real
+
+
+def write_npz(path: str, arrays: dict) -> str:
+    """Write {name: array} as an .npz to `path` atomically; the file written (a symlink's target)."""
+    def write(f):
+        with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+            for name, array in arrays.items():
+                with z.open(f"{name}.npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
+    return write_atomic(path, write, ".npz")
+
+
+def write_npy(path: str, array) -> str:
+    """Write one array as a .npy to `path` atomically; the file written."""
+    return write_atomic(path, lambda f: np.lib.format.write_array(f, np.asanyarray(array), allow_pickle=False), ".npy")

@@ -80,7 +80,7 @@ def test_json_has_an_entry_per_file_a_summary_and_the_version(tmp_path):
     assert status == {"broken.xml": ("unreadable", True, 0), "good.xml": ("ok", False, 0),
                       "page.xml": ("skipped", True, 0), "wrong.xml": ("error", False, 2),
                       "missing.xml": ("unreadable", True, 0)}
-    assert doc["summary"] == dict(files=5, ok=1, error=1, unreadable=2, skipped=1, errors=2, warnings=0)
+    assert doc["summary"] == dict(files=5, ok=1, error=1, unreadable=2, skipped=1, errors=2, warnings=0, notes=0, fixed=0)
 
 
 def test_github_annotations():
@@ -100,7 +100,7 @@ def test_version_and_help_say_everything():
     assert r.returncode == 0 and out(r).strip() == f"irpool {irpool.__version__}"
     from irpool.cli import _parser
     commands = next(a for a in _parser()._actions if a.dest == "command").choices
-    assert set(commands) == {"check", "run", "explain"}
+    assert set(commands) == {"check", "run", "explain", "codes"}
     for command, sub in commands.items():
         h = out(cli(command, "--help"))
         assert "exit status:" in h and "141" in h and h.count("\n  irpool ") >= 2, command   # exit codes, 2 examples
@@ -122,7 +122,7 @@ def test_ignore_and_strict(tmp_path):
 def test_explain_shows_all_that_decides_the_output(tmp_path):
     r = cli("explain", WRONG, "--layer", "pool1")
     text = out(r)
-    assert r.returncode == 0
+    assert r.returncode == 1                                   # a declared dim differs
     assert "auto_pad same_upper" in text and "index_element_type i64" in text and "axis 0" in text
     assert "same_upper: total = max(0, (ceil(32/2) - 1) * 2 + 2 - 32) = 0: 0 before, 0 after; pads_begin/pads_end" \
            " are ignored" in text

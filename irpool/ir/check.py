@@ -8,12 +8,14 @@ included) or what another pooling layer computes.
 """
 from __future__ import annotations
 
+import difflib
 import marshal
 import math
 from dataclasses import asdict, dataclass, field, replace
 
 from lxml import etree
 
+from ..codes import severity
 from ..core import axis_names, plan
 from ..errors import IRError
 from ..opdefs import load
@@ -31,7 +33,7 @@ from .table import Blocks, LayerTable
 @dataclass
 class Finding:
     code: str            # shape-mismatch, bad-attribute, edge-mismatch, ...
-    severity: str        # error | warning
+    severity: str        # error | warning | note (schemas/codes.json gives each code's)
     message: str
     line: int | None
     layer_id: str | None = None
@@ -39,6 +41,7 @@ class Finding:
     layer_type: str | None = None
     file: str | None = None
     path: str | None = None      # the enclosing layers of a body, outermost first
+    fix: dict | None = None      # shape-mismatch: what --fix writes, {layer_line, port, dims: [[index, value]...]}
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -112,14 +115,15 @@ class _Net:
         self.consts = {}        # Const layer id -> Const (its <data>), for the shape inputs of the pooling family
         self.bin = None         # the weights file those are read from (None: none known)
 
-    def finding(self, code, message, line, layer=None, severity="error", el=None) -> None:
+    def finding(self, code, message, line, layer=None, el=None, fix=None) -> None:
+        """A finding, its severity from schemas/codes.json."""
         who = {}
         if layer is not None:
             who = dict(layer_id=layer.id, layer_name=layer.name, layer_type=layer.type)
         elif el is not None:
             who = dict(layer_id=el.get("id"), layer_name=el.get("name"), layer_type=el.get("type"))
-        self.report.findings.append(Finding(code, severity, message, line, file=self.file, path=self.path or None,
-                                            **who))
+        self.report.findings.append(Finding(code, severity(code), message, line, file=self.file,
+                                            path=self.path or None, fix=fix, **who))
 
     # -- layers -----------------------------------------------------------------------------------------
     def layers(self, holder, n) -> None:
@@ -284,16 +288,14 @@ class _Net:
             self.finding(e.code, e.reason, e.line or layer.line, layer)
             self.record(layer, x_dims, error=e.reason)
             return
-        for name in pl.unknown:
-            self.finding("unknown-attribute", f"{pl.op} has no attribute {name}; OpenVINO ignores it",
-                         layer.data_line, layer, severity="warning")
+        self.attributes(layer, pl.op, pl.unknown, pl.lenient)
         x = layer.inputs[0]
         et = _check_precisions(self, layer)
         if et is not None:
             refusal = type_refusal(pl, et, channels=x_dims[1] if x_dims else None)
             if refusal:
                 code, why = refusal
-                self.finding(code, why, x.line, layer, severity="warning" if code == "cpu-dependent" else "error")
+                self.finding(code, why, x.line, layer)
             if (not refusal or refusal[0] != "bad-precision") and pl.outputs == 2 and len(layer.outputs) == 2:
                 refusal = type_refusal(pl, et, indices_used=True)
                 if refusal and refusal[0] == "bad-precision":
@@ -314,7 +316,7 @@ class _Net:
             for a, p in zip(pl.spec.spatial_axes(rank), plans):
                 computed[a] = p.out if p.out is not None else (p.bounds or DYNAMIC)
         for k, port in enumerate(layer.outputs[: pl.outputs]):
-            self.port_dims(layer, pl, x_dims, plans, computed, port)
+            self.port_dims(layer, pl, x_dims, plans, computed, port, first=k == 0)
             want = et.name if k == 0 and et is not None else pl.index_type if k == 1 else None
             got = element_type(port.precision)
             if got is not None and want is not None and got.name != want:
@@ -338,13 +340,13 @@ class _Net:
                 interpret_family(layer, self.file, rank, (), {})          # raises: not two inputs
             if const is None:
                 self.finding("unchecked", f"its {what} {are} fed by {'no edge' if src is None else f'layer {src[0]}'},"
-                             " not by a Const: irpool cannot know the output", shape_port.line, layer, severity="warning")
+                             " not by a Const: irpool cannot know the output", shape_port.line, layer)
                 return
             try:
                 values = consts.read(const, self.bin, self.file)
             except consts.Missing as e:
                 self.finding("unchecked", f"its {what} {are} in Const id={const.id} name={const.name!r}, whose value is in"
-                             f" the weights file: {e}", shape_port.line, layer, severity="warning")
+                             f" the weights file: {e}", shape_port.line, layer)
                 return
             fl = interpret_family(layer, self.file, rank, values, const.where(self.file))
         except IRError as e:
@@ -358,9 +360,7 @@ class _Net:
         if fl is None:
             return                                          # a reduction, but not a global pool: not pooling
         self.report.count(fl.kind)
-        for name in fl.unknown:
-            self.finding("unknown-attribute", f"{fl.op} has no attribute {name}; OpenVINO ignores it",
-                         layer.data_line, layer, severity="warning")
+        self.attributes(layer, fl.op, fl.unknown, fl.lenient)
         d = load("openvino")["ops"][fl.op]
         et = _check_precisions(self, layer)
         if et is not None and et.name not in d["input_types"]:
@@ -394,10 +394,21 @@ class _Net:
                 names = ["N", "C"] + list(axis_names(len(computed) - 2))
                 self.finding("shape-mismatch", f"output port {port.id}: " + "; ".join(
                     f"{names[i]}: computed {text(computed[i])}, declared {text(port.dims[i])}" for i in bad) +
-                    f" ({'; '.join(how)})", port.dim_lines[bad[0]], layer)
+                    f" ({'; '.join(how)})", port.dim_lines[bad[0]], layer, fix=_fix(layer, port, computed))
             if port.dims != computed:
                 self.outputs[(layer.id, port.id)] = computed
         self.record(layer, x_dims, family=fl, computed=computed, how=how)
+
+    def attributes(self, layer, op, unknown, lenient) -> None:
+        """What OpenVINO reads without a word: attributes the op does not have, values not written as their type."""
+        names = load("openvino")["ops"][op]["attributes"]
+        for name in unknown:
+            near = difflib.get_close_matches(name, names, n=1, cutoff=0.7)
+            hint = f" (did you mean {near[0]}?)" if near else ""
+            self.finding("unknown-attribute", f"{op} has no attribute {name}{hint}; OpenVINO ignores it",
+                         layer.data_line, layer)
+        for message in lenient:
+            self.finding("lenient-attribute", f"{op}: {message}", layer.data_line, layer)
 
     def record(self, layer, x_dims, **what) -> None:
         """For check(explain=True): what decides a pooling layer's output, or why it cannot be computed."""
@@ -410,9 +421,9 @@ class _Net:
         sink = self.report.explained
         (sink if callable(sink) else sink.append)(rec)
 
-    def port_dims(self, layer, pl, x_dims, plans, computed, port) -> None:
+    def port_dims(self, layer, pl, x_dims, plans, computed, port, first=True) -> None:
         """A declared output port against the computed dims: a static dim must equal the computed value,
-        or lie inside the computed interval."""
+        or lie inside the computed interval. Where the spec text differs, a note on the `first` port only."""
         rank = pl.spec.ndim + 2
         if port.dims and len(port.dims) != rank:
             self.finding("shape-mismatch", f"output port {port.id} has rank {len(port.dims)}, {pl.op} gives rank"
@@ -434,17 +445,17 @@ class _Net:
                 problems.append(f"{how}, declared {text(declared)}{inside}")
                 follows_spec = follows_spec or spec_text == declared
                 first_line = first_line or line
-            elif spec_text is not None and isinstance(declared, int) and spec_text != declared:
+            elif first and spec_text is not None and isinstance(declared, int) and spec_text != declared:
                 divergences.append(f"{p.name}: declared {declared} matches the OpenVINO runtime, but the spec text's"
                                    f" {pl.spec.auto_pad} formula gives {spec_text}")
         if problems:
             if follows_spec:
                 problems[-1] += (f" (the declared dims follow the spec text's {pl.spec.auto_pad} formula; the OpenVINO"
                                  " runtime, which wins, computes the values above)")
-            self.finding("shape-mismatch", f"output port {port.id}: " + "; ".join(problems), first_line, layer)
+            self.finding("shape-mismatch", f"output port {port.id}: " + "; ".join(problems), first_line, layer,
+                         fix=_fix(layer, port, computed))
         if divergences:
-            self.finding("spec-divergence", f"output port {port.id}: " + "; ".join(divergences), port.line, layer,
-                         severity="warning")
+            self.finding("spec-divergence", f"output port {port.id}: " + "; ".join(divergences), port.line, layer)
 
     # -- edges --------------------------------------------------------------------------------------------
     def edges(self, holder, n) -> None:
@@ -569,6 +580,12 @@ def _check_precisions(net: _Net, layer: Layer):
             net.finding("bad-precision", f'port {port.id} precision="{port.precision}" is not an element type'
                         " OpenVINO reads", port.line, layer)
     return element_type(layer.inputs[0].precision) if layer.inputs else None
+
+
+def _fix(layer: Layer, port, computed) -> dict | None:
+    """What --fix writes for a shape-mismatch: every declared dim of the port that a known value contradicts."""
+    dims = [[i, c] for i, (d, c) in enumerate(zip(port.dims, computed)) if isinstance(c, int) and not compatible(d, c)]
+    return dict(layer_line=layer.line, port=port.id, dims=dims) if dims else None
 
 
 def _spec_text_out(p, auto_pad: str):

@@ -29,6 +29,7 @@ class FamilyLayer:
     keep_dims: bool = False
     index_type: str = "i64"
     unknown: tuple = ()     # attribute names the op does not have (OpenVINO ignores them)
+    lenient: tuple = ()     # values OpenVINO reads although they are not written as their type, in words
 
     @property
     def kind(self) -> str:
@@ -69,16 +70,16 @@ def interpret_family(layer: Layer, file, rank: int | None, values, const_where: 
     if len(layer.inputs) != 2:
         raise IRError(f"{op} takes two input ports (data, {d['shape_input']}), the layer has {len(layer.inputs)}",
                       code="bad-structure", **layer.where(file))
-    attrs = {}
+    attrs, lenient = {}, []
     for name, definition in d["attributes"].items():
         try:
-            attrs[name] = _parse_attr(name, layer.data[name], definition, None) if name in layer.data \
+            attrs[name] = _parse_attr(name, layer.data[name], definition, None, lenient) if name in layer.data \
                 else definition["default"]
         except IRError as e:
             raise IRError(f"{op}: {e.reason}", code="bad-attribute", **where) from None
     values = tuple(int(v) for v in values)
     common = dict(layer=layer, op=op, family=d["family"], reduction=d["reduction"], outputs=d["outputs"], values=values,
-                  unknown=tuple(k for k in layer.data if k not in d["attributes"]))
+                  unknown=tuple(k for k in layer.data if k not in d["attributes"]), lenient=tuple(lenient))
     if d["family"] == "adaptive":
         if rank is not None and not 3 <= rank <= 5:
             raise IRError(f"{op} takes an input of rank 3, 4 or 5; input port {layer.inputs[0].id} has rank {rank}",

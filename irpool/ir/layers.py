@@ -17,6 +17,8 @@ POOL_TYPES = ("MaxPool", "AvgPool")
 # An integer as OpenVINO's IR reader takes it (C++ stream extraction): leading spaces, an optional minus (no
 # plus), digits; whatever follows the digits is ignored ("2.0" is 2, "0x2" is 0).
 _INT_PREFIX = re.compile(r"\s*(-?\d+)")
+_PLAIN_INT = re.compile(r"\s*-?\d+\s*")
+_PLAIN_BOOL = ("true", "false", "1", "0")
 
 
 @dataclass
@@ -27,6 +29,7 @@ class PoolLayer:
     outputs: int         # how many outputs the op has
     unknown: list        # attribute names the op does not have (OpenVINO ignores them)
     index_type: str      # index_element_type, as an IR element type name
+    lenient: list        # values not written as their type that OpenVINO reads anyway, said in words
 
 
 def is_pooling(layer: Layer) -> bool:
@@ -46,15 +49,19 @@ def op_name(layer: Layer, file: str | None) -> str:
     return f"{layer.type}-{opsets[version]}"
 
 
-def _int(name: str, text: str, item: str) -> int:
+def _int(name: str, text: str, item: str, lenient: list) -> int:
     m = _INT_PREFIX.match(item)
     if not m:
         raise IRError(f'{name}="{text}": "{item}" is not an integer')
+    if not _PLAIN_INT.fullmatch(item):
+        lenient.append(f'{name}="{text}": OpenVINO reads "{item.strip()}" as {int(m.group(1))}')
     return int(m.group(1))
 
 
-def _parse_attr(name: str, text: str, definition: dict, spatial: int | None):
-    """One <data> attribute, read as OpenVINO's IR reader reads it (checked against read_model in the tests)."""
+def _parse_attr(name: str, text: str, definition: dict, spatial: int | None, lenient: list | None = None):
+    """One <data> attribute, read as OpenVINO's IR reader reads it (checked against read_model in the tests).
+    A value OpenVINO reads although it is not written as its type is said in words in `lenient`."""
+    lenient = [] if lenient is None else lenient
     t = definition["type"]
     if t == "ints":
         # a comma list; "" is empty; one trailing comma is allowed, an empty item elsewhere is not
@@ -63,7 +70,7 @@ def _parse_attr(name: str, text: str, definition: dict, spatial: int | None):
             items.pop()
         if "" in items:
             raise IRError(f'{name}="{text}": an empty item in the list')
-        vals = [_int(name, text, item) for item in items]
+        vals = [_int(name, text, item, lenient) for item in items]
         for v in vals:
             if v < definition.get("min", 0) or v > MAX_DIM:
                 raise IRError(f'{name}="{text}": {v} is out of range [{definition.get("min", 0)}, {MAX_DIM}]')
@@ -71,11 +78,13 @@ def _parse_attr(name: str, text: str, definition: dict, spatial: int | None):
             raise IRError(f'{name}="{text}" has {len(vals)} values; the kernel has {spatial} spatial axes')
         return tuple(vals)
     if t == "int":
-        v = _int(name, text, text)
+        v = _int(name, text, text, lenient)
         if abs(v) > MAX_DIM:
             raise IRError(f'{name}="{text}" is out of range')
         return v
     if t == "bool":
+        if text.lower() not in _PLAIN_BOOL:
+            lenient.append(f'{name}="{text}": OpenVINO reads it as true (only "false" and "0" are false)')
         return text.lower() not in ("false", "0")      # anything else is true to OpenVINO, even "no"
     v = text.lower()                                    # enums and element types: any case, no spaces
     if t == "element" and v == v.strip() and element_type(v) is not None and element_type(v).name in definition["values"]:
@@ -100,13 +109,13 @@ def interpret(layer: Layer, file: str | None, rank: int | None = -1) -> PoolLaye
     if rank is not None and not 3 <= rank <= 5:
         raise IRError(f"{op} takes an input of rank 3, 4 or 5; input port {layer.inputs[0].id} has rank {rank}",
                       code="bad-rank", **layer.where(file, layer.inputs[0].line))
-    defs, attrs = definition["attributes"], {}
+    defs, attrs, lenient = definition["attributes"], {}, []
     spatial = None
     for name in ["kernel"] + [n for n in defs if n != "kernel"]:         # the kernel sets the lists' length
         d = defs[name]
         try:
             if name in layer.data:
-                attrs[name] = _parse_attr(name, layer.data[name], d, spatial)
+                attrs[name] = _parse_attr(name, layer.data[name], d, spatial, lenient)
             elif d.get("required"):
                 raise IRError(f"required attribute {name} is missing")
             elif "default" in d:
@@ -132,7 +141,7 @@ def interpret(layer: Layer, file: str | None, rank: int | None = -1) -> PoolLaye
     if "axis" in attrs and rank is not None and not -rank <= attrs["axis"] < rank:
         raise IRError(f"{op}: axis {attrs['axis']} is out of the range [{-rank}, {rank - 1}] of an input of"
                       f" rank {rank}", code="bad-attribute", **where)
-    return PoolLayer(layer, op, spec, definition["outputs"], unknown, index_type)
+    return PoolLayer(layer, op, spec, definition["outputs"], unknown, index_type, lenient)
 
 
 def check_dims(pl: PoolLayer, dims, file: str | None) -> None:

@@ -15,7 +15,7 @@ from .consts import Const
 from .dims import compatible, parse_shape, shape_text
 from .elements import element_type, of_dtype
 from .family import FAMILY_TYPES, interpret_family, is_family, shape_input_name
-from .layers import POOL_TYPES, check_dims, interpret, is_pooling, type_refusal
+from .layers import POOL_TYPES, check_dims, interpret, is_pooling, op_name, type_refusal
 from .parse import MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs, content_key, line_of
 from .table import LayerTable
 
@@ -399,6 +399,15 @@ class Program:
                 order.append(row)
                 stack.pop()
         return order
+
+    @property
+    def output_names(self) -> list:
+        """The keys of what run() returns, known before running: Result names, or output port ids."""
+        if self.snippet is None:
+            return [self.table.name(row) for row in self.results]
+        layer = self.snippet
+        n = load_defs("openvino")["ops"][op_name(layer, self.file)]["outputs"]
+        return ([p.id for p in layer.outputs] + [str(i + 1) for i in range(len(layer.outputs), n)])[:n]
 
     def run(self, inputs, threads: int | None = None) -> dict:
         """As irpool.run: {Result name: array} for a net, {output port id: array} for a bare layer."""
