@@ -2,6 +2,7 @@
 If/TensorIterator/Loop bodies, attribute spellings, IR versions, the empty-window corner of AvgPool, and line
 numbers past 65535. The independent side is always the installed OpenVINO: save_model writes the files,
 read_model says what it reads, compile_model says what the CPU plugin takes, and its outputs are the truth."""
+import re
 import zlib
 
 import numpy as np
@@ -393,6 +394,31 @@ def test_attribute_spellings_as_read_model_reads_them(op, version, attr, text):
     if model is not None:
         again = irpool.check(_spelled(op, version, attr, text, dims))
         assert again.ok, (attr, text, dims, [str(f) for f in again.findings])
+        _lenient_said_as_openvino_read_it(ours, node, attr, kind=_KINDS[attr], text=text)
+
+
+def _lenient_said_as_openvino_read_it(report, node, attr, kind, text):
+    """A value OpenVINO read, written other than as its type (an integer item that is not optional minus and
+    digits; a boolean other than true/false/1/0 in any case), gets a lenient-attribute warning that names
+    the value OpenVINO read; a plainly written one gets none."""
+    said = [f.message for f in report.findings if f.code == "lenient-attribute"]
+    value = node.get_attributes().get(attr) if text is not None else None
+    if kind == "ints" and text is not None:
+        items = text.split(",") if text else []
+        items = items[:-1] if len(items) > 1 and items[-1] == "" else items
+        odd = [(item.strip(), value[i]) for i, item in enumerate(items) if not re.fullmatch(r"-?\d+", item.strip())]
+        assert len(said) == len(odd), (attr, text, said)
+        for (item, v), message in zip(odd, said):
+            assert f'OpenVINO reads "{item}" as {v}' in message, (message, value)
+    elif kind == "int" and text is not None:
+        odd = not re.fullmatch(r"-?\d+", text.strip())
+        assert len(said) == odd and (not odd or f"as {value}" in said[0]), (attr, text, said, value)
+    elif kind == "bool" and text is not None:
+        odd = text.lower() not in ("true", "false", "1", "0")
+        assert len(said) == odd, (attr, text, said)
+        assert not odd or (value is True and "reads it as true" in said[0]), (text, value, said)
+    else:
+        assert not said, (attr, text, said)
 
 
 def test_a_negative_stride_is_refused_where_openvino_reads_it_as_huge():
