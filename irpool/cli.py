@@ -161,7 +161,10 @@ def _explain(args) -> int:
 
 
 def _codes(args) -> int:
-    from .codes import describe, known, listing
+    from .codes import describe, known, listing, markdown
+    if args.markdown:
+        print(markdown(), end="")
+        return 0
     if args.code is None:
         print(listing())
         return 0
@@ -267,6 +270,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("codes", formatter_class=fmt, help="list the finding codes, or explain one",
                        epilog=EXIT_CODES + "\n\nexamples:\n  irpool codes\n  irpool codes shape-mismatch")
     p.add_argument("code", nargs="?", metavar="CODE", help="the code to explain")
+    p.add_argument("--markdown", action="store_true", help="every code as the markdown page docs/codes.md")
     p.set_defaults(func=_codes)
     p = sub.add_parser("explain", formatter_class=fmt, help="show what decides each pooling layer's output",
                        epilog=EXIT_CODES + "\n\nexamples:\n  irpool explain model.xml --layer pool1\n"

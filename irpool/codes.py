@@ -50,7 +50,7 @@ def markdown() -> str:
     """docs/codes.md, generated (tests/test_docs.py keeps the file equal to this)."""
     out = ["# Finding codes", "",
            "Generated from `schemas/codes.json` (the data `irpool check`, its SARIF rules and `irpool codes` read);",
-           "edit that file, then `python -m irpool.codes > docs/codes.md`.", "",
+           "edit that file, then `irpool codes --markdown > docs/codes.md`.", "",
            "An **error** fails a run; a **warning** fails only with `--strict`; a **note** never fails.", "",
            "| code | severity | summary |", "|---|---|---|"]
     out += [f"| [`{k}`](#{k}) | {c['severity']} | {c['summary']} |" for k, c in codes().items()]
@@ -59,7 +59,3 @@ def markdown() -> str:
         out += ["", f"## {k}", "", f"**{c['severity']}**: {c['summary']}{fix}", "", c["explanation"], "",
                 "```", c["example"], "```"]
     return "\n".join(out) + "\n"
-
-
-if __name__ == "__main__":
-    print(markdown(), end="")

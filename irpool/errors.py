@@ -3,10 +3,17 @@ from __future__ import annotations
 
 
 class IRError(ValueError):
-    """A refusal: bad attributes, a shape that cannot be pooled, unreadable IR, a bad input array.
+    """Everything irpool refuses raises this (a ValueError): a file that cannot be read or is not IR, a layer
+    run cannot compute, a bad input array, bad ONNX attributes. `str(e)` is one line naming where; the
+    parts are `e.reason`, `e.file`, `e.line`, `e.layer_id`, `e.layer_name`, `e.layer_type`, and `e.code`
+    (not-ir, bad-attribute, bad-input, unsupported, ...).
 
-    `where` fields are filled in by the front end that knows them (file, line, layer); the core raises
-    it bare and the IR/ONNX layers re-raise it with the location prefixed.
+        >>> try:
+        ...     irpool.run("model.xml", {"image": x})
+        ... except irpool.IRError as e:
+        ...     print(e.file, e.line, e.reason)
+
+    The core raises it bare; the IR and ONNX front ends re-raise it with the location filled in.
     """
 
     def __init__(self, message: str, *, file: str | None = None, line: int | None = None,

@@ -32,6 +32,14 @@ from .table import Blocks, LayerTable
 
 @dataclass
 class Finding:
+    """One thing check found: `code` (schemas/codes.json; `irpool codes CODE` explains it), `severity`
+    (error fails, warning fails with --strict, note never), `message`, and where: `file`, `line`, the layer's
+    `layer_id`, `layer_name`, `layer_type`, and `path`, its enclosing layers when it sits in a body.
+    `str(finding)` is the line the command line prints; `to_dict()` its JSON entry.
+
+        >>> [str(f) for f in irpool.check("model.xml").findings]
+        ["model.xml:16: error: [shape-mismatch] layer id=1 name='pool1' (MaxPool): output port 1: H: ..."]
+    """
     code: str            # shape-mismatch, bad-attribute, edge-mismatch, ...
     severity: str        # error | warning | note (schemas/codes.json gives each code's)
     message: str
@@ -64,6 +72,14 @@ def pooling_summary(kinds: dict) -> str:
 
 @dataclass
 class Report:
+    """What irpool.check gives: `findings` (a list of Finding, by line), `ok` (no error finding; warnings and
+    notes allowed), `errors()`, `pooling_layers` (how many were checked, bodies included) and `kinds` with
+    `summary` ("3 pooling layers: 1 MaxPool, 1 AvgPool, 1 global ReduceMean").
+
+        >>> report = irpool.check("model.xml")
+        >>> report.ok, report.summary
+        (True, '2 pooling layers: 1 MaxPool, 1 AvgPool')
+    """
     file: str | None
     findings: list = field(default_factory=list)
     pooling_layers: int = 0      # how many pooling layers were checked, bodies included
@@ -543,15 +559,22 @@ class _Net:
 
 
 def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None) -> Report:  # noqa: A002
-    """Check every pooling layer, every edge and every Parameter of an IR file, string or bytes, bodies of
-    TensorIterator, Loop and If included.
+    """Check an IR file (a path, an XML string or bytes, a <net> or a bare <layer>): every pooling layer's
+    attributes, types and declared output dims against what OpenVINO computes, every edge and every
+    Parameter, bodies of TensorIterator, Loop and If included. Returns a Report; a file that cannot be read
+    or is not IR raises IRError (`.reason`, `.file`, `.line`, `.code`).
 
-    Streams: top-level layers are checked as they are read and then kept only as their ports' raw dims, for
-    the edges (LayerTable); a pooling or Parameter layer identical (but for names and rt_info) to one found
-    clean is not checked again. `bin`: the weights file the pooling family's shape inputs (Const layers) are read
-    from (default: the .bin beside an .xml path; none for strings, bytes and standard input). `explain`: also
-    record what decides each pooling layer (explain.py): True collects the records in `Report.explained`; a
-    callable receives each as it is made, so nothing is kept.
+        >>> report = irpool.check("model.xml")
+        >>> report.ok, [f.code for f in report.findings]
+        (False, ['shape-mismatch'])
+
+    `bin`: the weights file the pooling family's shape inputs (Const layers) are read from (default: the .bin
+    beside an .xml path; none for strings, bytes and standard input). `max_bytes`: a larger input is refused
+    before it is read. `explain`: also record what decides each pooling layer (explain.py): True collects
+    the records in `Report.explained`; a callable receives each as it is made.
+
+    The file streams: each top-level layer is checked as it is read and then kept only as its ports' dims,
+    for the edges, so memory stays flat on files of any size (docs/memory.md).
     """
     doc = Document(source, max_bytes=max_bytes)
     report = Report(doc.file, explained=explain if callable(explain) else [] if explain else None)

@@ -23,7 +23,13 @@ RUNNABLE = ("Parameter", "Result", "MaxPool", "AvgPool")
 
 
 def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None, bin=None) -> "Program":  # noqa: A002
-    """A net or bare layer parsed, checked for running and ordered once, to run many times.
+    """A Program: a net or bare layer parsed, checked for running and ordered once, to run many times; every
+    refusal that needs no input is raised here (IRError, with file, line and layer).
+
+        >>> program = irpool.load("model.xml")
+        >>> program.output_names
+        ['pooled', 'argmax']
+        >>> outputs = program.run({"image": x})
 
     `layer`: the id or name of one pooling-family layer of the net (MaxPool, AvgPool, AdaptiveAvgPool,
     AdaptiveMaxPool, or a ReduceMean/ReduceMax over the spatial axes), run alone on its data input whatever else
@@ -35,9 +41,16 @@ def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None, bin=No
 
 def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = None, layer: str | None = None,
         bin=None) -> dict:  # noqa: A002
-    """Snippet or `layer=`: {output port id: array}. Net: {Result layer name: array}, in the order Results appear.
+    """Run a net of Parameter, pooling and Result layers, a bare pooling <layer>, or one pooling-family layer of
+    any net (`layer=` its id or name), as OpenVINO's CPU plugin computes it (INFERENCE_PRECISION_HINT=f32).
 
-    `threads`: how many threads each pooling layer may use (None: every core). load(source, layer=, bin=).run(inputs)."""
+        >>> irpool.run("model.xml", {"image": x})          # a net: {Result layer name: array}
+        {'pooled': array(...), 'argmax': array(...)}
+        >>> irpool.run("layer.xml", x)                      # a bare layer, or layer=: {output port id: array}
+        {'1': array(...), '2': array(...)}
+
+    `inputs`: {Parameter name: array}, or one array for a bare layer. `threads`: how many threads each pooling
+    layer may use (None: every core). The same as load(source, layer=, bin=).run(inputs, threads)."""
     return load(source, max_bytes=max_bytes, layer=layer, bin=bin).run(inputs, threads)
 
 
@@ -186,7 +199,8 @@ def _bind_inputs(params: list, file, inputs) -> dict:
 
 
 class Program:
-    """A net (or a bare layer) checked for running and ordered once; `run` binds inputs and executes.
+    """A net (or a bare layer) checked for running and ordered once, made by irpool.load: `run(inputs,
+    threads=None)` gives what irpool.run gives, each call; `output_names` the keys of what it gives.
 
     Every refusal that does not depend on the inputs is raised here, by irpool.load, with its layer and
     line. The net is read as a stream and kept in flat arrays (LayerTable): per layer its id, name, line,

@@ -206,13 +206,23 @@ class Node:
 
 
 def compile(op_type, attrs=None, *, opset: int, domain: str = "", outputs: int = 1) -> Node:  # noqa: A001
-    """A prepared ONNX pooling node (op_type may be an onnx.NodeProto): `.run(x, threads=None)`."""
+    """A Node: an ONNX pooling node with its attributes read once, to run on many inputs with `.run(x,
+    threads=None)`, which gives [Y] or [Y, Indices]. `op_type` may be an onnx.NodeProto.
+
+        >>> node = irpool.onnx.compile("MaxPool", {"kernel_shape": [2, 2]}, opset=12, outputs=2)
+        >>> y, indices = node.run(x)
+    """
     return Node(op_type, attrs, opset=opset, domain=domain, outputs=outputs)
 
 
 def run(op_type, x=None, attrs=None, *, opset: int, domain: str = "", outputs: int = 1,
         threads: int | None = None) -> list:
-    """Execute one ONNX pooling node on `x`: [Y] or [Y, Indices]; compile(...).run(x).
+    """Execute one ONNX pooling node on `x` as onnxruntime does: [Y], or [Y, Indices] with outputs=2.
 
-    `op_type` may be an onnx.NodeProto; its op_type, domain and attributes are then read from it."""
+        >>> (y,) = irpool.onnx.run("AveragePool", x, {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}, opset=19)
+        >>> y, idx = irpool.onnx.run("MaxPool", x_nhwc, {"kernel_shape": [2, 2]}, opset=12,
+        ...                          domain="com.ms.internal.nhwc", outputs=2)
+
+    `op_type` may be an onnx.NodeProto; its op_type, domain and attributes are then read from it. Anything
+    the op, its version or onnxruntime refuses raises IRError. The same as compile(...).run(x)."""
     return Node(op_type, attrs, opset=opset, domain=domain, outputs=outputs).run(x, threads)
