@@ -105,3 +105,16 @@ def test_every_core_path_equals_the_plugin_bit_for_bit(path, data):
         taken = x.reshape(-1)[want[1].reshape(-1)].reshape(want[0].shape)
         hit = taken == want[0]
         assert_same_bits(np.where(hit, taken, want[0]), want[0], (path, cfg, "the indexed element"))
+
+
+@pytest.mark.parametrize("shape,dtype", [([1, 8, 9, 9], "float32"), ([2, 5, 3, 11, 7], "float32"),
+                                         ([1, 6, 1, 100], "float16"), ([3, 4, 37], "float32")])
+def test_global_averages_add_in_the_plugins_order(shape, dtype):
+    """A window of many taps (where numpy's pairwise sum would differ) on plain values: the one-window path
+    adds its taps one after the other, as the plugin does, to the bit."""
+    nd = len(shape) - 2
+    cfg = dict(op="AvgPool", version=16, dtype=dtype, shape=shape, auto_pad="explicit", rounding_type="floor",
+               dilations=[1] * nd, pads_begin=[0] * nd, pads_end=[0] * nd, kernel=shape[2:], strides=[1] * nd,
+               exclude_pad=True)
+    x = (np.random.default_rng(sum(shape)).standard_normal(shape) * 3).astype(dtype)
+    assert_same_bits(run_path("window", cfg, x, indices=False)[0], ov_outputs(cfg, x)[0], cfg)

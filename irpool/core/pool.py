@@ -247,6 +247,7 @@ class _Run:
             if parallel:
                 size = min(THREAD_CHUNK_BYTES, per_plane * self.g.planes // (2 * threads))
             step = max(1, size // max(per_plane, 1))
+            step = -(-self.g.planes // -(-self.g.planes // step))     # chunks of even size: no small last one
             chunks = [(a, min(a + step, self.g.planes)) for a in range(0, self.g.planes, step)]
             if parallel and len(chunks) > 1:
                 # each thread takes a run of neighbouring chunks, one after the other: every chunk stays
@@ -302,6 +303,9 @@ class _Run:
             np.copyto(out, grid, casting="unsafe")
             if self.g.ctype.kind == "f" and not self.exact_first:
                 self._zero_signs(a, b, out)
+        elif red == "avg" and out.dtype == grid.dtype:
+            np.copyto(out, grid)        # then the contiguous output is divided in place: the grid is strided
+            self._finish(out, out)
         else:
             self._finish(grid, out)
         if self.g.want_indices:
@@ -347,14 +351,18 @@ class _Run:
             if g.ctype.kind == "f":
                 self._zero_signs(a, b, out)
             return
-        # one tap after the other in row-major order (numpy's own sum adds pairwise): a running sum along
-        # the window's elements, flattened, whose last entry is the sum
-        flat = np.array(view, dtype=g.ctype)                # a copy: x is the caller's
-        flat = flat.reshape(flat.shape[0], -1, flat.shape[-1])
+        flat = view.reshape(view.shape[0], -1, view.shape[-1]) if view.flags.c_contiguous else \
+            np.array(view).reshape(view.shape[0], -1, view.shape[-1])
+        if red == "avg" and g.spec.sum_order == "any":     # numpy's pairwise sum, in the sum's type
+            self._finish(np.add.reduce(flat, axis=1, dtype=g.ctype).reshape(out.shape), out)
+            return
+        # one tap after the other in row-major order (numpy's own sum along the contiguous axis adds pairwise):
+        # the window's elements as rows of a (taps, planes, q) copy, added row after row (measured 5x faster
+        # than a running sum along the taps: 72 against 348 us for 1024 planes of 98)
+        rows = np.array(np.moveaxis(flat, 1, 0), dtype=g.ctype, order="C")   # a copy: x is the caller's
         if red == "lp":
-            _lp_powers(flat, g.spec.p)
-        np.add.accumulate(flat, axis=1, out=flat)
-        self._finish(flat[:, -1:].reshape(out.shape), out)
+            _lp_powers(rows, g.spec.p)
+        self._finish(np.add.reduce(rows, axis=0).reshape(out.shape), out)
 
     def _zero_signs(self, a, b, out):
         """Windows of planes a..b whose maximum is zero take the sign of their first zero tap (row-major),

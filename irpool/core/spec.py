@@ -24,6 +24,12 @@ COUNTS = ("exclude_pad", "include_openvino", "include_onnx", "exclude_onnx")
 #           MaxPool loop, so a NaN first tap sticks); a window with no such tap as for `lowest`
 MAX_STARTS = ("lowest", "first")
 LAYOUTS = ("channels_first", "channels_last")
+# In what order a sum adds a window's taps:
+#   sequential  one at a time in row-major kernel order from +0.0, as the plugin's pooling and onnxruntime's
+#               loop do: their last bits
+#   any         numpy's pairwise sum where that is faster: for ops whose runtime adds in an order of its own
+#               that no order matches on every machine (the plugin's JIT ReduceMean follows the vector width)
+SUM_ORDERS = ("sequential", "any")
 INDEX_DTYPES = ("int32", "int64")
 
 # No number read from a file may exceed this: it keeps every product of dims and pads inside int64.
@@ -60,6 +66,7 @@ class PoolSpec:
     storage_order: int = 0          # ONNX MaxPool Indices: 1 makes the spatial part column-major
     layout: str = "channels_first"
     max_start: str = "lowest"
+    sum_order: str = "sequential"
 
     def __post_init__(self):
         kernel = _ints("kernel", self.kernel, None, minimum=1)
@@ -77,7 +84,7 @@ class PoolSpec:
                                n, minimum=0))
         for name, allowed in (("rounding", ROUNDINGS), ("auto_pad", AUTO_PADS), ("reduction", REDUCTIONS),
                               ("count", COUNTS), ("layout", LAYOUTS), ("index_dtype", INDEX_DTYPES),
-                              ("max_start", MAX_STARTS)):
+                              ("max_start", MAX_STARTS), ("sum_order", SUM_ORDERS)):
             if getattr(self, name) not in allowed:
                 raise IRError(f"{name} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.storage_order not in (0, 1):
