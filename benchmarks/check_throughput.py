@@ -2,6 +2,8 @@
 
     python benchmarks/check_throughput.py            # generated nets and, with openvino + onnx, converted models
     python benchmarks/check_throughput.py --big 200  # also a 200 MB file on disk: time and peak RSS (Linux)
+    python benchmarks/check_throughput.py --real     # also torchvision's classifiers (benchmarks/real_layers.py)
+    python benchmarks/check_throughput.py --zoo 3000 # a folder of 3,000 small files: -j 1 against every core
 
 Nets: `repeat` is N MaxPool layers with one configuration (what the clean-layer cache sees in real models);
 `distinct` gives every layer its own kernel and pads (no cache hit). Then each light model the onnx package
@@ -96,6 +98,59 @@ def against_read_model(xml, runs=11) -> tuple:
     return min(ours), min(theirs), report
 
 
+def real_models(folder):
+    """torchvision's architectures of benchmarks/real_layers.py, random weights, converted and saved."""
+    sys.path.insert(0, str(pathlib.Path(__file__).parent))
+    import openvino as ov
+    import torch
+    from real_layers import MODELS, _torchvision
+    torchvision = _torchvision()
+    out = []
+    for name, shape in MODELS:
+        ns, _, fn = name.rpartition(".")
+        build = getattr(getattr(torchvision.models, ns) if ns else torchvision.models, fn)
+        kwargs = dict(aux_logits=False, init_weights=False) if fn in ("googlenet", "inception_v3") else {}
+        model = build(weights=None, **kwargs).eval()
+        xml = pathlib.Path(folder) / f"{fn}.xml"
+        ov.save_model(ov.convert_model(model, example_input=torch.rand(shape), input=[tuple(shape)]), str(xml),
+                      compress_to_fp16=False)
+        out.append(xml)
+    return out
+
+
+def zoo(n: int, runs: int = 3) -> None:
+    """`irpool check -q` of a folder of n small IR files (the examples, over and over) with -j 1 and with every
+    core (median of `runs` each, in turns, start-up included), and a read_model loop over the same files."""
+    import shutil
+    import statistics
+    examples = pathlib.Path(__file__).parent.parent / "examples"
+    with tempfile.TemporaryDirectory() as folder:
+        for i in range(n):                      # whole nets, as read_model reads them (with weights)
+            name = ("small_net", "torch_pools")[i % 2]
+            shutil.copy(examples / f"{name}.xml", pathlib.Path(folder) / f"m{i:05}.xml")
+            if name == "torch_pools":
+                shutil.copy(examples / f"{name}.bin", pathlib.Path(folder) / f"m{i:05}.bin")
+        times = {"1": [], "0": []}
+        for _ in range(runs):
+            for j in times:
+                t = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "irpool", "check", "-q", "-j", j, folder], capture_output=True)
+                times[j].append(time.perf_counter() - t)
+        serial, every = statistics.median(times["1"]), statistics.median(times["0"])
+        print(f"\nzoo of {n} small files, {os.cpu_count()} cores: -j 1 {serial:.2f} s ({n / serial:.0f} files/s),"
+              f" every core {every:.2f} s ({n / every:.0f} files/s): {serial / every:.2f}x")
+        try:
+            import openvino as ov
+        except ImportError:
+            return
+        core, files = ov.Core(), sorted(pathlib.Path(folder).glob("*.xml"))
+        t = time.perf_counter()
+        for f in files:
+            core.read_model(str(f))
+        dt = time.perf_counter() - t
+        print(f"read_model loop over the same files, one process: {dt:.2f} s ({n / dt:.0f} files/s)")
+
+
 def big_file_child(path):
     """Run in a fresh process: check one file, print seconds and peak RSS."""
     t = time.perf_counter()
@@ -111,6 +166,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--layers", type=int, default=20000)
     ap.add_argument("--big", type=int, default=0, help="also check a generated file of this many MB")
+    ap.add_argument("--real", action="store_true", help="also torchvision's classifiers, converted by OpenVINO")
+    ap.add_argument("--zoo", type=int, default=0, help="a folder of this many small files: -j 1 and every core")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -120,7 +177,7 @@ def main():
         mb, s, report = rate(big_net(args.layers, distinct))
         print(f"generated {name:<10} {args.layers:>6} layers {mb:7.1f} {s:9.3f} {mb / s:7.1f} {len(report.findings):8d}")
     with tempfile.TemporaryDirectory() as folder:
-        models = converted_models(folder)
+        models = converted_models(folder) + (real_models(folder) if args.real else [])
         if models:
             print("\nmodel                         MB   irpool.check ms   read_model ms   ratio   findings")
         for xml in models:
@@ -138,6 +195,8 @@ def main():
             mb = path.stat().st_size / 1e6
             print(f"file of {mb:.0f} MB ({n} layers): {out[0]} s, {mb / float(out[0]):.1f} MB/s,"
                   f" peak RSS {out[1]} MB, {out[2]} findings")
+    if args.zoo:
+        zoo(args.zoo)
 
 
 if __name__ == "__main__":

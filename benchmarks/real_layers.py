@@ -43,17 +43,23 @@ MODELS = [("resnet50", [1, 3, 224, 224]), ("googlenet", [1, 3, 224, 224]), ("inc
           ("video.s3d", [1, 3, 16, 224, 224]), ("video.r3d_18", [1, 3, 16, 112, 112])]
 
 
-def extract() -> None:
-    """Convert each architecture with random weights and write down its pooling layers."""
-    import openvino as ov
+def _torchvision():
     import torch
     try:
         import torchvision
     except RuntimeError:        # torchvision 0.28's C++ ops missing from this torch build: define their schemas
-        lib = torch.library.Library("torchvision", "DEF")
+        _torchvision.lib = torch.library.Library("torchvision", "DEF")
         for op in ("nms", "qnms"):
-            lib.define(f"{op}(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+            _torchvision.lib.define(f"{op}(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
         import torchvision
+    return torchvision
+
+
+def extract() -> None:
+    """Convert each architecture with random weights and write down its pooling layers."""
+    import openvino as ov
+    import torch
+    torchvision = _torchvision()
     torch.manual_seed(0)
     found = {}
     for name, shape in MODELS:

@@ -96,14 +96,45 @@ def _read_bytes(source, max_bytes: int) -> bytes:
 
 def check_all(items, max_bytes: int, jobs: int, bin=None):  # noqa: A002
     """FileResults in the order of `items`, on `jobs` processes (standard input on this one). `bin`: the
-    weights file of a single item."""
-    if jobs <= 1 or len(items) <= 1:
+    weights file of a single item.
+
+    Files go to the processes in batches (a task per file cost more in hand-over than a small file's check:
+    3,001 small files took 1.34 s on 2 processes against 1.05 s on one), each result is yielded as soon as
+    its batch and every batch before it are done, and a walk too small to repay starting processes stays on
+    this one."""
+    jobs = min(jobs, len(items))
+    if jobs <= 1 or not _worth_processes(items):
         yield from (check_one(item, max_bytes, bin) for item in items)
         return
-    with ProcessPoolExecutor(min(jobs, len(items))) as pool:
-        futures = [None if item[1] == STDIN else pool.submit(check_one, item, max_bytes) for item in items]
-        for item, future in zip(items, futures):
-            yield check_one(item, max_bytes) if future is None else future.result()
+    size = max(1, min(64, len(items) // (jobs * 8)))
+    batches = [items[i:i + size] for i in range(0, len(items), size)]
+    with ProcessPoolExecutor(jobs) as pool:
+        futures = [None if any(item[1] == STDIN for item in batch) else pool.submit(_check_batch, batch, max_bytes)
+                   for batch in batches]
+        for batch, future in zip(batches, futures):
+            yield from _check_batch(batch, max_bytes) if future is None else future.result()
+
+
+def _check_batch(batch, max_bytes: int) -> list:
+    return [check_one(item, max_bytes) for item in batch]
+
+
+# what checking costs on one process, roughly (measured: about 0.3 ms a small file, 20 MB/s), and what
+# starting the processes costs
+_PER_FILE, _PER_BYTE, _START = 0.3e-3, 1 / 20e6, 0.15
+
+
+def _worth_processes(items) -> bool:
+    """Whether the walk takes long enough on one process for more processes to win."""
+    serial = 0.0
+    for _, source, _ in items:
+        try:
+            serial += _PER_FILE + (0 if source == STDIN else os.stat(source).st_size * _PER_BYTE)
+        except OSError:
+            serial += _PER_FILE
+        if serial > 2 * _START:
+            return True
+    return False
 
 
 def load_arrays(items) -> dict:

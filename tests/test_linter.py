@@ -422,3 +422,21 @@ def test_run_writes_a_real_npy_for_one_output_and_refuses_several_before_computi
     r = cli("run", layer, "-i", f"0={tmp_path / 'l.npy'}", "-o", tmp_path / "z.npy")
     assert r.returncode == 2 and b"a .npy holds one array, and this run gives 2" in r.stderr, r.stderr
     assert r.stdout == b"" and not (tmp_path / "z.npy").exists()
+
+
+def test_processes_give_what_one_process_gives_in_order(tmp_path, monkeypatch):
+    """The batches handed to processes come back in the walk's order, each file's result as on one process:
+    forced onto processes however small the walk (the cost estimate would keep 40 small files on one)."""
+    import irpool.inputs as inputs
+    kinds = [SMALL.read_bytes(), WRONG.read_bytes(), b"<html/>", b"<net><layers>",
+             SMALL.read_bytes().replace(b'kernel="3,3"', b'kernel="3.0,3"', 1)]
+    for i in range(40):
+        (tmp_path / f"f{i:02}.xml").write_bytes(kinds[i % len(kinds)])
+    items = inputs.expand([str(tmp_path)])
+    assert not inputs._worth_processes(items)
+    serial = [(r.status, r.reason, [str(f) for f in r.findings]) for r in inputs.check_all(items, 1 << 30, 1)]
+    monkeypatch.setattr(inputs, "_START", 0.0)
+    assert inputs._worth_processes(items)
+    parallel = [(r.status, r.reason, [str(f) for f in r.findings]) for r in inputs.check_all(items, 1 << 30, 2)]
+    assert parallel == serial and len(serial) == 40
+    assert [s for s, _, _ in serial[:5]] == ["ok", "ok", "skipped", "unreadable", "ok"]
