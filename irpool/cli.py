@@ -58,7 +58,7 @@ def _check(args) -> int:
         results.append(formats.judge(result, ignore, strict))
         progress.update(done, result.file)
         if args.diff:
-            continue                                # the diff alone on standard output
+            continue
         if args.format in ("text", "github") and (result.findings or result.fixed or result.status != "ok" or
                                                    not args.quiet):
             progress.clear()
@@ -67,21 +67,22 @@ def _check(args) -> int:
             else:
                 formats.github(result, out)
     progress.clear()
-    if args.format == "json":
-        print(formats.json_document(results), file=out)
-    elif args.format == "sarif":
-        print(formats.sarif_document(results), file=out)
-    elif args.format == "text" and (len(results) > 1 or args.quiet):
-        print(formats.summary_line(results), file=out)
     status = formats.exit_status(results)
-    if args.diff:
+    if args.diff:                                   # the diff alone on standard output, whatever the format
         s = formats.summary(results)
         print(f"irpool: --diff: {s['fixed']} ports would be fixed in {sum(bool(r.fixed) for r in results)} of"
               f" {len(results)} files" if changed else "irpool: --diff: nothing to fix", file=sys.stderr)
         for r in results:
             if r.status == "unreadable":
                 formats.text(r, sys.stdout, sys.stderr)
-    return max(status, 1) if args.diff and changed else status
+        return max(status, 1) if changed else status
+    if args.format == "json":
+        print(formats.json_document(results), file=out)
+    elif args.format == "sarif":
+        print(formats.sarif_document(results), file=out)
+    elif args.format == "text" and (len(results) > 1 or args.quiet):
+        print(formats.summary_line(results), file=out)
+    return status
 
 
 def _fixed(item, args, bin):  # noqa: A002

@@ -77,9 +77,7 @@ def text(result: FileResult, out, err, paint=_plain, quiet: bool = False) -> Non
     for x in result.fixed:
         print(f"{result.file}:{x.line}: {paint('fixed', 'fixed')}{x.message[len('fixed'):]}", file=out)
     for f in result.findings:
-        line = str(f)
-        head = f"{f.file or '<string>'}:{f.line}: "
-        print(head + paint(f.severity, f.severity) + line[len(head) + len(f.severity):], file=out)
+        print(f.render(paint), file=out)
     if result.status == "ok" and not (quiet and not result.findings and not result.fixed):
         counts = [(sum(f.severity == k for f in result.findings), k) for k in ("warning", "note")]
         notes = [f"{n} {k}{'s' * (n != 1)}" for n, k in counts if n]

@@ -51,12 +51,21 @@ def check_one(item, max_bytes: int, bin=None) -> FileResult:  # noqa: A002
     try:
         report = check(sys.stdin.buffer if source == STDIN else source, max_bytes=max_bytes, bin=bin)
     except IRError as e:
-        status = "skipped" if found and e.code == "not-ir" else "unreadable"
-        return FileResult(name, status, e.reason)
+        return _refused(item, e)
+    return _result(name, report)
+
+
+def _refused(item, e: IRError) -> FileResult:
+    """XML that is not IR, found in a folder (or with --skip-non-ir), is skipped; anything else unreadable."""
+    name, _, found = item
+    return FileResult(name, "skipped" if found and e.code == "not-ir" else "unreadable", e.reason)
+
+
+def _result(name: str, report, fixed=()) -> FileResult:
     for f in report.findings:
         f.file = name
     return FileResult(name, "ok", findings=report.findings, pooling_layers=report.pooling_layers,
-                      pooling_kinds=report.kinds)
+                      pooling_kinds=report.kinds, fixed=list(fixed))
 
 
 def fix_one(item, max_bytes: int, bin=None) -> tuple:  # noqa: A002
@@ -65,19 +74,15 @@ def fix_one(item, max_bytes: int, bin=None) -> tuple:  # noqa: A002
     from .ir import check
     from .ir.consts import bin_path
     from .ir.fix import fix
-    name, source, found = item
+    name, source, _ = item
     try:
         data = _read_bytes(source, max_bytes)
         weights = None if source == STDIN else bin_path(bin, source)
         fixed, done = fix(data, file=name, bin=weights, max_bytes=max_bytes)
         report = check(fixed, max_bytes=max_bytes, bin=weights)
     except IRError as e:
-        status = "skipped" if found and e.code == "not-ir" else "unreadable"
-        return FileResult(name, status, e.reason), None, None
-    for f in report.findings:
-        f.file = name
-    return FileResult(name, "ok", findings=report.findings, pooling_layers=report.pooling_layers,
-                      pooling_kinds=report.kinds, fixed=done), data, fixed
+        return _refused(item, e), None, None
+    return _result(name, report, done), data, fixed
 
 
 def _read_bytes(source, max_bytes: int) -> bytes:

@@ -55,11 +55,16 @@ class Finding:
         return asdict(self)
 
     def __str__(self) -> str:
+        return self.render()
+
+    def render(self, paint=lambda kind, text: text) -> str:
+        """The line the command line prints; `paint(kind, text)` may colour the severity."""
         who = ""
         if self.layer_id is not None or self.layer_name is not None:
             who = f" layer id={self.layer_id} name={self.layer_name!r} ({self.layer_type})"
         where = f" in {self.path}" if self.path else ""
-        return f"{self.file or '<string>'}:{self.line}: {self.severity}: [{self.code}]{who}{where}: {self.message}"
+        return (f"{self.file or '<string>'}:{self.line}: {paint(self.severity, self.severity)}: [{self.code}]{who}"
+                f"{where}: {self.message}")
 
 
 def pooling_summary(kinds: dict) -> str:
