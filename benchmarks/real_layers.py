@@ -167,7 +167,7 @@ def runners(entry, x, threads, folder):
     else:
         program = irpool.load(path, layer="pool")
         feed = x
-    out = {"irpool": lambda: program.run(feed, threads)}
+    out = {"irpool": lambda: program.run(feed, threads or None)}
     cfg = {"INFERENCE_PRECISION_HINT": "f32", "PERFORMANCE_HINT": "LATENCY"}
     if threads:
         cfg["INFERENCE_NUM_THREADS"] = str(threads)
