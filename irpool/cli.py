@@ -108,7 +108,11 @@ def _fixed(item, args, bin):  # noqa: A002
     elif item[1] == "-":
         sys.stdout.buffer.write(after)
     else:
-        write_atomic(item[1], lambda f: f.write(after), ".xml")
+        try:
+            write_atomic(item[1], lambda f: f.write(after), ".xml")
+        except (IRError, OSError) as e:             # the file stays as it was; the walk goes on
+            reason = getattr(e, "reason", None) or getattr(e, "strerror", None) or str(e)
+            return type(result)(result.file, "unreadable", f"cannot write the fixed file: {reason}")
     return result
 
 

@@ -440,3 +440,23 @@ def test_processes_give_what_one_process_gives_in_order(tmp_path, monkeypatch):
     parallel = [(r.status, r.reason, [str(f) for f in r.findings]) for r in inputs.check_all(items, 1 << 30, 2)]
     assert parallel == serial and len(serial) == 40
     assert [s for s, _, _ in serial[:5]] == ["ok", "ok", "skipped", "unreadable", "ok"]
+
+
+def test_fix_that_cannot_be_written_leaves_the_file_and_goes_on(tmp_path, monkeypatch, capsys):
+    """A fixed file that cannot be written (here: its folder vanishes under it) is one line and exit 2; the
+    other files are still fixed."""
+    from irpool import cli, outputs
+    (tmp_path / "a.xml").write_bytes(WRONG.read_bytes())
+    (tmp_path / "b.xml").write_bytes(WRONG.read_bytes())
+    real = outputs.write_atomic
+
+    def failing(path, write, suffix=""):
+        if path.endswith("a.xml"):
+            raise OSError(30, "Read-only file system")
+        return real(path, write, suffix)
+    monkeypatch.setattr(outputs, "write_atomic", failing)
+    status = cli.main(["check", "--fix", "-j", "1", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert status == 2 and "a.xml: cannot write the fixed file: Read-only file system" in err
+    assert (tmp_path / "a.xml").read_bytes() == WRONG.read_bytes()
+    assert b"<dim>16</dim>" in (tmp_path / "b.xml").read_bytes() and "b.xml: ok" in out
