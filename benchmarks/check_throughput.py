@@ -102,18 +102,11 @@ def real_models(folder):
     """torchvision's architectures of benchmarks/real_layers.py, random weights, converted and saved."""
     sys.path.insert(0, str(pathlib.Path(__file__).parent))
     import openvino as ov
-    import torch
-    from real_layers import MODELS, _torchvision
-    torchvision = _torchvision()
+    from real_layers import MODELS, converted
     out = []
     for name, shape in MODELS:
-        ns, _, fn = name.rpartition(".")
-        build = getattr(getattr(torchvision.models, ns) if ns else torchvision.models, fn)
-        kwargs = dict(aux_logits=False, init_weights=False) if fn in ("googlenet", "inception_v3") else {}
-        model = build(weights=None, **kwargs).eval()
-        xml = pathlib.Path(folder) / f"{fn}.xml"
-        ov.save_model(ov.convert_model(model, example_input=torch.rand(shape), input=[tuple(shape)]), str(xml),
-                      compress_to_fp16=False)
+        xml = pathlib.Path(folder) / f"{name.rpartition('.')[2]}.xml"
+        ov.save_model(converted(name, shape), str(xml), compress_to_fp16=False)
         out.append(xml)
     return out
 

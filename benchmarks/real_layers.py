@@ -55,6 +55,18 @@ def _torchvision():
     return torchvision
 
 
+def converted(name: str, shape):
+    """A torchvision architecture of MODELS with random weights, as openvino.convert_model writes it."""
+    import openvino as ov
+    import torch
+    torchvision = _torchvision()
+    ns, _, fn = name.rpartition(".")
+    build = getattr(getattr(torchvision.models, ns) if ns else torchvision.models, fn)
+    kwargs = dict(aux_logits=False, init_weights=False) if fn in ("googlenet", "inception_v3") else {}
+    return ov.convert_model(build(weights=None, **kwargs).eval(), example_input=torch.rand(shape),
+                            input=[tuple(shape)])
+
+
 def extract() -> None:
     """Convert each architecture with random weights and write down its pooling layers."""
     import openvino as ov
@@ -63,11 +75,7 @@ def extract() -> None:
     torch.manual_seed(0)
     found = {}
     for name, shape in MODELS:
-        ns, _, fn = name.rpartition(".")
-        build = getattr(getattr(torchvision.models, ns) if ns else torchvision.models, fn)
-        kwargs = dict(aux_logits=False, init_weights=False) if fn in ("googlenet", "inception_v3") else {}
-        model = build(weights=None, **kwargs).eval()
-        ovm = ov.convert_model(model, example_input=torch.rand(shape), input=[tuple(shape)])
+        ovm = converted(name, shape)
         for op in ovm.get_ordered_ops():
             kind = op.get_type_name()
             if kind not in POOLS:

@@ -71,15 +71,13 @@ def _result(name: str, report, fixed=()) -> FileResult:
 def fix_one(item, max_bytes: int, bin=None) -> tuple:  # noqa: A002
     """check --fix of one item: (FileResult of the fixed document, with what was fixed; the bytes as read;
     the bytes fixed). Nothing is written here. A file that cannot be read gives (FileResult, None, None)."""
-    from .ir import check
     from .ir.consts import bin_path
     from .ir.fix import fix
     name, source, _ = item
     try:
         data = _read_bytes(source, max_bytes)
         weights = None if source == STDIN else bin_path(bin, source)
-        fixed, done = fix(data, file=name, bin=weights, max_bytes=max_bytes)
-        report = check(fixed, max_bytes=max_bytes, bin=weights)
+        fixed, done, report = fix(data, file=name, bin=weights, max_bytes=max_bytes)
     except IRError as e:
         return _refused(item, e), None, None
     return _result(name, report, done), data, fixed

@@ -34,23 +34,25 @@ class Fixed:
 
 
 def fix(data: bytes, *, file: str | None = None, bin=None, max_bytes: int = MAX_BYTES) -> tuple:  # noqa: A002
-    """(the fixed document, [Fixed]); the same bytes and [] when there is nothing to fix. `file`: the name
-    used in errors; `bin`: the weights file (the pooling family's shape inputs)."""
+    """(the fixed document, [Fixed], check's Report of the fixed document); the same bytes and [] when there is
+    nothing to fix. `file`: the name used in errors; `bin`: the weights file (the pooling family's shape
+    inputs)."""
     done = []
     for _ in range(_ROUNDS):
-        wanted = [f for f in check(data, max_bytes=max_bytes, bin=bin).findings if f.fix]
+        report = check(data, max_bytes=max_bytes, bin=bin)
+        wanted = [f for f in report.findings if f.fix]
         if not wanted:
-            break
+            return data, done, report
         edits = _Edits(data, file)
         fed = {id(t) for f in wanted for t, _ in _joined(edits.layer(f), f.fix["port"])}
         for f in wanted:
             if id(edits.layer(f)) not in fed:       # (a layer fed by a port fixed now waits for the next round)
                 edits.port(f)
         if not edits.changes:
-            break
+            return data, done, report
         data = edits.apply()
         done += edits.fixed
-    return data, done
+    return data, done, check(data, max_bytes=max_bytes, bin=bin)
 
 
 class _Edits:
