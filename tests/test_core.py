@@ -221,6 +221,17 @@ def test_one_window_per_axis_matches_reference(case):
     _matches_reference(spec, x, threads=1)
 
 
+@pytest.mark.parametrize("kernel", [(2, 4), (3, 3), (1, 9), (5, 5)])
+def test_one_window_of_one_plane_adds_in_order(kernel):
+    """A single plane's one window: numpy's reduction along the taps would add the first tap to the sum of
+    the others (pairwise from 8 taps); the reference adds them one after the other. (Hypothesis found a
+    1x1x2x4 average one bit off.)"""
+    rng = np.random.default_rng(sum(kernel))
+    for trial in range(20):
+        x = (rng.standard_normal((1, 1) + kernel) * 10.0 ** rng.integers(-3, 4, kernel)).astype(np.float32)
+        _matches_reference(PoolSpec(kernel=kernel, reduction="avg"), x, threads=1)
+
+
 POOL_MODULE = sys.modules["irpool.core.pool"]     # (irpool.core.pool is also the name of the function)
 
 

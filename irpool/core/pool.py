@@ -363,6 +363,11 @@ class _Run:
         rows = np.array(np.moveaxis(flat, 1, 0), dtype=g.ctype, order="C")   # a copy: x is the caller's
         if red == "lp":
             _lp_powers(rows, g.spec.p)
+        if rows[0].size == 1:
+            # one plane: numpy would reduce along the taps in its inner loop, which adds the first tap to the
+            # sum of the others (pairwise from 8); a running sum keeps the order
+            self._finish(np.add.accumulate(rows, axis=0)[-1].reshape(out.shape), out)
+            return
         self._finish(np.add.reduce(rows, axis=0).reshape(out.shape), out)
 
     def _zero_signs(self, a, b, out):
