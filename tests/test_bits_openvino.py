@@ -1,6 +1,6 @@
 """Every way the core runs, bit for bit against OpenVINO's CPU plugin (f32 inference precision), on inputs full of
-ties of -0.0 and +0.0, NaN and infinities: the phase buffer, the direct path, one window per axis (global pools)
-and chunks on threads. A max is the element its index points at (the first of tied elements); a sum starts at
+ties of -0.0 and +0.0, NaN and infinities: the phase buffer, the direct path, one window per axis (global pools),
+a max's last axis reduced first, and chunks on threads. A max is the element its index points at (the first of tied elements); a sum starts at
 +0.0 and adds the taps in row-major order."""
 import contextlib
 import sys
@@ -17,13 +17,13 @@ from ovbuild import ov_model, ov_outputs
 
 ov = pytest.importorskip("openvino")
 POOL = sys.modules["irpool.core.pool"]
-PATHS = ("phase", "direct", "window", "threads")
+PATHS = ("phase", "direct", "window", "threads", "last axis first")
 
 
 @st.composite
 def layers(draw, path):
     nd = draw(st.integers(1, 3))
-    op = "MaxPool" if path == "direct" else draw(st.sampled_from(["MaxPool", "AvgPool"]))
+    op = "MaxPool" if path in ("direct", "last axis first") else draw(st.sampled_from(["MaxPool", "AvgPool"]))
     spatial = [draw(st.integers(1, 7 if nd < 3 else 5)) for _ in range(nd)]
     ints = lambda lo, hi: [draw(st.integers(lo, hi)) for _ in range(nd)]  # noqa: E731
     cfg = dict(op=op, version=8 if op == "MaxPool" else 16, dtype=draw(st.sampled_from(["float32", "float16"])),
@@ -36,6 +36,10 @@ def layers(draw, path):
         cfg["kernel"] = [min(k, L + pb + pe) for k, L, pb, pe in zip(ints(1, 3), spatial, cfg["pads_begin"],
                                                                       cfg["pads_end"])]
         cfg["strides"] = ints(1, 3)
+        if path == "last axis first":    # kernel > stride > 1 on the last axis: the core reduces it first
+            k = draw(st.integers(3, 4))
+            spatial[-1] = cfg["shape"][-1] = draw(st.integers(k, 12))
+            cfg["kernel"][-1], cfg["strides"][-1] = k, draw(st.integers(2, k - 1))
         if path != "direct":
             cfg["dilations"] = [1 if k + pb + pe > L else d for k, d, L, pb, pe in
                                 zip(cfg["kernel"], ints(1, 2), spatial, cfg["pads_begin"], cfg["pads_end"])]
@@ -61,7 +65,8 @@ def forced(path):
     """Make the core take `path` for every call it can."""
     patches = {"direct": dict(_use_direct=lambda plans: True, DIRECT_BYTES=0),
                "threads": dict(THREAD_CHUNK_BYTES=1, PARALLEL_BYTES=0),
-               "phase": dict(DIRECT_BYTES=1 << 62)}.get(path, {})
+               "phase": dict(DIRECT_BYTES=1 << 62, PRE_REDUCE=False),
+               "last axis first": dict(CHUNK_BYTES=1)}.get(path, {})
     release_workspaces()
     with contextlib.ExitStack() as stack:
         for name, value in patches.items():

@@ -190,6 +190,50 @@ def test_the_direct_path_matches_reference_on_everything_it_takes(case):
             release_workspaces()
 
 
+@st.composite
+def last_axis_first_cases(draw):
+    """Max pools whose last axis has overlapping windows with a stride (kernel > stride > 1), which the core
+    reduces first at every position (pool.py, pre_reduce): any pads, dilations, roundings and auto_pad."""
+    spec, x = draw(cases())
+    nd = spec.ndim
+    k = draw(st.integers(3, 5))
+    last = dict(kernel=k, strides=draw(st.integers(2, k - 1)), dilations=draw(st.integers(1, 2)),
+                pads_begin=draw(st.integers(0, k - 1)), pads_end=draw(st.integers(0, k - 1)))
+    attrs = {name: getattr(spec, name)[:-1] + (value,) for name, value in last.items()}
+    spec = dataclasses.replace(spec, reduction="max", max_start="lowest", layout="channels_first", **attrs)
+    spatial = tuple(draw(st.lists(st.integers(1, 6), min_size=nd - 1, max_size=nd - 1))) + (draw(st.integers(1, 16)),)
+    dtype = draw(st.sampled_from(DTYPES_MAX))
+    shape = (draw(st.integers(1, 2)), draw(st.integers(1, 3))) + spatial
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    x = rng.integers(-3, 4, size=shape).astype(dtype)
+    if x.dtype.kind == "f":                     # ties of -0.0 and +0.0, NaN and infinities
+        x = np.where(rng.random(shape) < 0.4, np.where(rng.random(shape) < 0.5, -0.0, 0.0), x).astype(dtype)
+        x = np.where(rng.random(shape) < 0.1, rng.choice([np.nan, -np.inf, np.inf], size=shape), x).astype(dtype)
+    return spec, x
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(last_axis_first_cases())
+def test_the_last_axis_reduced_first_matches_reference(case):
+    """Every spec that reduces its last axis first (edge windows into the padding redone from their taps), in
+    whole chunks and in chunks of one plane, against the reference; and the core does take that way."""
+    spec, x = case
+    try:
+        plans = plan(spec, x.shape)
+    except IRError:
+        plans = None
+    if plans is not None and 0 not in x.shape and (plans[-1].out - 1) * plans[-1].stride < plans[-1].length \
+            and not all(p.out == 1 for p in plans):
+        assert POOL_MODULE._geometry(spec, x.shape, x.dtype, False).pre_offsets is not None
+    release_workspaces()
+    try:
+        _matches_reference(spec, x, threads=1)
+        with mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 1):
+            _matches_reference(spec, x, threads=1)
+    finally:
+        release_workspaces()
+
+
 def test_the_direct_path_is_taken_where_windows_do_not_overlap():
     x = np.zeros((1, 2, 256, 256), np.float32)
     assert not POOL_MODULE._geometry(PoolSpec(kernel=(2, 2), strides=(2, 2)), (1, 1, 4, 4), x.dtype, False).direct

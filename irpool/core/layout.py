@@ -46,7 +46,17 @@ def axis_layout(p: AxisPlan) -> AxisLayout:
             landing.append(t)
     residues = tuple(sorted({t * p.dilation % p.stride for t in landing}))
     taps = tuple((t, residues.index(t * p.dilation % p.stride), t * p.dilation // p.stride) for t in landing)
-    return AxisLayout(p, residues, taps, p.out + max((q for _, _, q in taps), default=0))
+    m = p.out + max((q for _, _, q in taps), default=0)
+    if p.stride == 1:
+        # Neighbouring rows share their padding: a row is L input cells and one gap of g identity cells, the
+        # end padding of this row and the begin padding of the next. A window reading past its row's end
+        # (end padding) reads the next row's first cells, which are that row's begin padding (pb <= g), so
+        # kept outputs see identity exactly where padding is; buffer and passes shrink by pb + pe - g
+        # cells a row (1x1x4x14x14 with pads 1: 6x16x16 -> 5x15x15 cells a plane).
+        shared = p.length + max(p.pad_begin, m - p.pad_begin - p.length, 0)
+        if p.out <= shared < m:
+            m = shared
+    return AxisLayout(p, residues, taps, m)
 
 
 @dataclass(frozen=True)
