@@ -234,6 +234,45 @@ def test_the_last_axis_reduced_first_matches_reference(case):
         release_workspaces()
 
 
+LAYOUT_MODULE = sys.modules["irpool.core.layout"]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases())
+def test_core_with_opaque_row_copies_matches_reference(case):
+    """The fill and the last copy view short rows as opaque elements (layout.copy_rows) only on inputs of
+    thousands of elements; here on every input."""
+    with mock.patch.object(LAYOUT_MODULE, "OPAQUE_MIN_ELEMENTS", 0):
+        release_workspaces()
+        try:
+            _matches_reference(*case, threads=1)
+        finally:
+            release_workspaces()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_copy_rows_copies_what_copyto_copies(data):
+    """Views of larger arrays (any strides, size-1 axes, both dtypes alike or not) copied both ways."""
+    nd = data.draw(st.integers(1, 4))
+    shape = tuple(data.draw(st.lists(st.integers(1, 6), min_size=nd, max_size=nd)))
+    dtype = data.draw(st.sampled_from(["float32", "float16", "int8", "float64"]))
+
+    def view(dt):
+        pads = [data.draw(st.integers(0, 2)) for _ in shape]
+        steps = [data.draw(st.integers(1, 2)) for _ in shape]
+        big = np.arange(np.prod([(n + p) * s for n, p, s in zip(shape, pads, steps)])).astype(dt)
+        big = big.reshape([(n + p) * s for n, p, s in zip(shape, pads, steps)])
+        return big[tuple(slice(p, p + n * s, s) for n, p, s in zip(shape, pads, steps))]
+    src = view(dtype)
+    dst = view(data.draw(st.sampled_from([dtype, "float32"])))
+    want = dst.copy()
+    np.copyto(want, src, casting="unsafe")
+    with mock.patch.object(LAYOUT_MODULE, "OPAQUE_MIN_ELEMENTS", 0):
+        LAYOUT_MODULE.copy_rows(dst, src)
+    assert_same_bits(dst, want)
+
+
 def test_the_direct_path_is_taken_where_windows_do_not_overlap():
     x = np.zeros((1, 2, 256, 256), np.float32)
     assert not POOL_MODULE._geometry(PoolSpec(kernel=(2, 2), strides=(2, 2)), (1, 1, 4, 4), x.dtype, False).direct

@@ -13,6 +13,7 @@ Padding cells, and phases of residues no tap uses, hold the reduction's identity
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from itertools import product
@@ -143,3 +144,42 @@ def word_copy(dst: np.ndarray, src_shape, src_strides, itemsize: int):
             or dst.strides[-1:] != (itemsize,) or 0 in src_shape:
         return None
     return dst.view(_NARROW[itemsize]), np.dtype(_WORDS[step])
+
+
+OPAQUE_ROW_BYTES, OPAQUE_MIN_ELEMENTS = 256, 4096
+
+
+def copy_rows(dst: np.ndarray, src: np.ndarray) -> None:
+    """np.copyto(dst, src) for arrays of one shape, faster when their rows are short.
+
+    numpy runs a strided loop per innermost row, a fixed cost that dominates rows of a few elements (small
+    planes). The trailing axes that are contiguous in both arrays are viewed instead as one opaque element
+    (a numpy void of that many bytes), which numpy copies with one memcpy each. Measured (AMD EPYC, numpy 2.4),
+    400,000 float32 in rows of 7, 14, 28, 56 and 112: 0.36, 0.61, 0.59, 0.85 and 1.02 of copyto's time; so rows
+    of up to OPAQUE_ROW_BYTES only."""
+    if dst.size < OPAQUE_MIN_ELEMENTS:  # (a few rows: making the views costs more than they save)
+        np.copyto(dst, src, casting="unsafe")
+        return
+    shape, ds, ss, size = dst.shape, dst.strides, src.strides, dst.itemsize
+    k, row, n = 0, size, len(shape)
+    while k < n and (shape[n - 1 - k] == 1 or ds[n - 1 - k] == row == ss[n - 1 - k]):
+        row *= shape[n - 1 - k]
+        k += 1
+    if 0 < k < n and size < row <= OPAQUE_ROW_BYTES and src.dtype == dst.dtype:
+        try:
+            np.copyto(_opaque(dst, k, row), _opaque(src, k, row))
+            return
+        except ValueError:              # (numpy could not make one of the views without a copy)
+            pass
+    np.copyto(dst, src, casting="unsafe")
+
+
+def _opaque(a: np.ndarray, k: int, row: int) -> np.ndarray:
+    """`a` with its last k axes (contiguous, `row` bytes) as one void element each: a view, never a copy."""
+    flat = a.reshape(a.shape[:a.ndim - k] + (row // a.itemsize,), copy=False)
+    return flat.view(_void(row))[..., 0]
+
+
+@functools.lru_cache(maxsize=None)
+def _void(size: int) -> np.dtype:
+    return np.dtype((np.void, size))

@@ -40,7 +40,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..errors import IRError
 from .direct import Direct
-from .layout import Layout, axis_layout, word_copy
+from .layout import Layout, axis_layout, copy_rows, word_copy
 from .shape import AxisPlan, plan
 from .spec import PoolSpec
 
@@ -311,7 +311,7 @@ class _Run:
                 if wide_src is not None:
                     np.copyto(narrow, wide_src, casting="unsafe")
                     continue
-            np.copyto(dst, xs[src], casting="unsafe")
+            copy_rows(dst, xs[src])
         red = self.g.spec.reduction
         if red == "lp":
             _lp_powers(ws.buf, self.g.spec.p)
@@ -322,11 +322,11 @@ class _Run:
             if self.g.ctype.kind == "f" and not self.exact_first \
                     and not ws.flat_result.min() >= self.g.identity:    # (contiguous: a faster min)
                 np.fmax(grid, self.g.identity, out=grid)  # all-NaN or -inf windows start from lowest
-            np.copyto(out, grid, casting="unsafe")
+            copy_rows(out, grid)
             if self.g.ctype.kind == "f" and not self.exact_first:
                 self._zero_signs(a, b, out)
         elif red == "avg" and out.dtype == grid.dtype:
-            np.copyto(out, grid)        # then the contiguous output is divided in place: the grid is strided
+            copy_rows(out, grid)        # then the contiguous output is divided in place: the grid is strided
             self._finish(out, out)
         else:
             self._finish(grid, out)
