@@ -397,13 +397,14 @@ class _Run:
         holds a -0.0 at all (its bits are the lowest integer of their width: one min over the chunk): then
         by gathering each such window's taps. The output is looked at first: it is smaller than the input."""
         flat = out.reshape(-1)
-        zero = np.flatnonzero(flat == 0)
-        if not zero.size:
+        is_zero = flat == 0
+        if not is_zero.any():
             return
         xs = self.x[a:b]
         bits = xs.view(f"i{xs.dtype.itemsize}")
         if not bits.size or bits.min() != np.iinfo(bits.dtype).min:
             return
+        zero = np.flatnonzero(is_zero)     # (after the checks: finding them costs 16 ns each)
         pos = np.unravel_index(zero, out.shape)
         plans = self.g.plans
         negative, todo = np.zeros(zero.size, dtype=bool), np.arange(zero.size)
