@@ -65,6 +65,22 @@ def test_bare_layer_check_and_run():
         irpool.run(SNIPPET, np.zeros((1, 2, 7), np.float32))
 
 
+def test_a_loaded_program_checks_every_new_input_shape_and_type():
+    """A Program remembers the input shapes and types it has checked; a new one is checked again."""
+    program = irpool.load(EXAMPLES / "small_net.xml")
+    x = np.zeros((1, 4, 16, 16), np.float32)
+    first = program.run({"image": x})
+    assert all(np.array_equal(a, b) for a, b in zip(first.values(), program.run({"image": x}).values()))
+    with pytest.raises(irpool.IRError, match=r"shape \[1, 4, 16, 15\]"):
+        program.run({"image": np.zeros((1, 4, 16, 15), np.float32)})
+    with pytest.raises(irpool.IRError, match="element type float64"):
+        program.run({"image": np.zeros((1, 4, 16, 16))})
+    snippet = irpool.load(SNIPPET.encode())
+    snippet.run(np.zeros((1, 2, 6), np.float32))
+    with pytest.raises(irpool.IRError, match=r"shape \[1, 2, 7\]"):
+        snippet.run(np.zeros((1, 2, 7), np.float32))
+
+
 def test_net_refuses_wrong_inputs_and_unmodelled_layers():
     net = (EXAMPLES / "small_net.xml").read_text()
     with pytest.raises(irpool.IRError, match="element type float64, the Parameter declares f32"):

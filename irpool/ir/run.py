@@ -39,6 +39,9 @@ def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None, bin=No
     return Program(doc) if layer is None else Program.one_layer(doc, layer, bin)
 
 
+_CHECKED = 1024       # input shapes and types remembered as checked, per program, at most
+
+
 def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = None, layer: str | None = None,
         bin=None) -> dict:  # noqa: A002
     """Run a net of Parameter, pooling and Result layers, a bare pooling <layer>, or one pooling-family layer of
@@ -64,6 +67,24 @@ def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = Tru
     pl = prepared.get(key)
     if pl is None:
         pl = prepared[key] = interpret(layer, file, x.ndim)
+    seen = prepared.setdefault("checked", {})
+    checked = key + (x.shape, x.dtype)          # an input of a shape and type seen before: already checked
+    et = seen.get(checked)
+    if et is None:
+        if len(seen) >= _CHECKED:
+            seen.clear()
+        et = seen[checked] = _checked(layer, file, x, pl)
+    try:
+        if pl.outputs == 2 and indices:
+            y, i = pool(et.to_compute(x), pl.spec, indices=True, threads=threads)
+            return [et.from_compute(y), i.astype(element_type(pl.index_type).dtype(), copy=False)]
+        return [et.from_compute(pool(et.to_compute(x), pl.spec, threads=threads))]
+    except IRError as e:
+        raise e.located(**layer.where(file)) from None
+
+
+def _checked(layer: Layer, file, x: np.ndarray, pl):
+    """The ElementType a pooling layer runs an array in, once its shape and type are known to fit the layer."""
     _check_declared_input(layer, file, x)
     check_dims(pl, x.shape, file)
     et = of_dtype(x.dtype)
@@ -76,13 +97,7 @@ def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = Tru
         why = f"irpool does not reproduce how OpenVINO's CPU plugin rounds an average to {et.name}"
     if why:
         raise IRError(why, code="unsupported", **layer.where(file, layer.inputs[0].line))
-    try:
-        if pl.outputs == 2 and indices:
-            y, i = pool(et.to_compute(x), pl.spec, indices=True, threads=threads)
-            return [et.from_compute(y), i.astype(element_type(pl.index_type).dtype(), copy=False)]
-        return [et.from_compute(pool(et.to_compute(x), pl.spec, threads=threads))]
-    except IRError as e:
-        raise e.located(**layer.where(file)) from None
+    return et
 
 
 def _check_declared_input(layer: Layer, file, x: np.ndarray) -> None:
@@ -147,6 +162,9 @@ def _feed(layer: Layer, file, x, prepared: dict) -> np.ndarray:
     """Check an input array against its Parameter's shape (intervals and dynamic rank included) and type,
     read once per Parameter into `prepared`."""
     x = np.asarray(x)
+    seen = prepared.setdefault("checked", {})
+    if ("fed", layer.id, x.shape, x.dtype) in seen:          # a shape and type this Parameter took before
+        return x
     shape, et_text, et = prepared.get(layer.id) or prepared.setdefault(layer.id, _parameter(layer, file))
     if shape is not None and (len(shape) != x.ndim or not all(compatible(s, n) for s, n in zip(shape, x.shape))):
         raise IRError(f"input {layer.name!r} has shape {list(x.shape)}, the Parameter declares {shape_text(shape)}",
@@ -154,6 +172,9 @@ def _feed(layer: Layer, file, x, prepared: dict) -> np.ndarray:
     if et is not None and x.dtype != et.dtype():
         raise IRError(f"input {layer.name!r} has element type {x.dtype}, the Parameter declares {et_text}"
                       f" ({et.dtype()})", code="bad-input", **layer.where(file))
+    if len(seen) >= _CHECKED:
+        seen.clear()
+    seen[("fed", layer.id, x.shape, x.dtype)] = True
     return x
 
 
