@@ -174,13 +174,33 @@ def test_core_matches_reference(case):
     _matches_reference(*case, threads=1)
 
 
+@st.composite
+def inside_cases(draw):
+    """Half of them as cases() draws them, half with no padding (the windows direct.py takes, any rounding)."""
+    spec, x = draw(cases())
+    if draw(st.booleans()):
+        zeros = (0,) * spec.ndim
+        spec = dataclasses.replace(spec, pads_begin=zeros, pads_end=zeros,
+                                   auto_pad=draw(st.sampled_from(["explicit", "valid"])))
+    return spec, x
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cases())
+@given(inside_cases())
 def test_the_direct_path_matches_reference_on_everything_it_takes(case):
-    """The second way the core runs (direct.py), forced on for every spec it can take, overlapping windows
-    included, and for chunks of one plane too; pooling normally takes it only for windows that do not overlap."""
+    """The second way the core runs (direct.py), forced on for every spec it can take (small inputs too), and for
+    chunks of one plane; and it does take every max whose windows lie inside."""
+    spec, x = case
     with mock.patch.object(POOL_MODULE, "_use_direct", lambda plans: True), \
             mock.patch.object(POOL_MODULE, "DIRECT_BYTES", 0):
+        try:
+            plans = plan(spec, x.shape)
+        except IRError:
+            plans = None
+        if plans and x.size and spec.reduction == "max" and spec.layout == "channels_first" and x.dtype != np.float16 \
+                and all(p.pad_begin == 0 and (p.out - 1) * p.stride + (p.kernel - 1) * p.dilation < p.length
+                        for p in plans) and not all(p.out == 1 for p in plans):
+            assert POOL_MODULE._geometry(spec, x.shape, x.dtype, False).direct
         release_workspaces()
         try:
             _matches_reference(*case, threads=1)
@@ -273,10 +293,14 @@ def test_copy_rows_copies_what_copyto_copies(data):
     assert_same_bits(dst, want)
 
 
-def test_the_direct_path_is_taken_where_windows_do_not_overlap():
+def test_the_direct_path_is_taken_where_every_window_lies_inside():
+    """direct.py takes max pools whose windows read no padding, overlapping or not, on inputs of 256 KB or more."""
     x = np.zeros((1, 2, 256, 256), np.float32)
     assert not POOL_MODULE._geometry(PoolSpec(kernel=(2, 2), strides=(2, 2)), (1, 1, 4, 4), x.dtype, False).direct
-    for attrs, direct in ((dict(kernel=(2, 2), strides=(2, 2)), True), (dict(kernel=(3, 3), strides=(2, 2)), False),
+    for attrs, direct in ((dict(kernel=(2, 2), strides=(2, 2)), True), (dict(kernel=(3, 3), strides=(2, 2)), True),
+                          (dict(kernel=(3, 3), strides=(1, 1), dilations=(2, 2)), True),
+                          (dict(kernel=(3, 3), strides=(2, 2), pads_begin=(1, 1), pads_end=(1, 1)), False),
+                          (dict(kernel=(3, 3), strides=(2, 2), rounding="ceil"), False),
                           (dict(kernel=(2, 2), strides=(2, 2), reduction="lp"), False)):
         spec = PoolSpec(**attrs)
         assert POOL_MODULE._geometry(spec, x.shape, x.dtype, False).direct is direct, attrs
