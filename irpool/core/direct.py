@@ -10,8 +10,8 @@ own plane.
 numpy runs contiguous calls at memory speed, while a call over a strided view with rows shorter than its buffer
 (8192 elements) goes through that buffer, about four times slower per element, and a strided copy pays for
 every short row. Here every tap is one contiguous call over the chunk and there is one strided copy. Against the
-phase buffer, one thread (AMD EPYC, numpy 2.4): 2x2 s2 on 1x128x112x112 0.60, on 1x64x224x224 0.49, 2x2x2 s2
-on 1x832x4x14x14 0.74, 3x3 s2 on Inception's and SqueezeNet's layers 0.79-0.92.
+phase buffer, one thread (AMD EPYC, numpy 2.4): 2x2 s2 0.81-0.86, 2x2x2 s2 on 1x832x4x14x14 0.57; overlapping
+windows compute every position k - 1 times per axis, and lose (pool._use_direct says which run here).
 
 Max only, without indices (a sum's bits depend on the order of its additions; indices need the winning tap),
 channels-first.
