@@ -1,7 +1,8 @@
 """Time irpool's pooling core against OpenVINO CPU, onnxruntime, PyTorch and onnx's reference evaluator.
 
 Same tensors, same process; each peer is told how many threads to use. Every case is measured --runs
-times (default 3) in turns, each a median of many calls; the table gives the median run and the ratio
+times (default 3), each run letting the runtimes take turns in short rounds (timing.in_turns) and taking each
+one's median call; the table gives the median run and the ratio
 irpool / peer (below 1: irpool is faster), and irpool's peak extra memory (tracemalloc) per call as a
 multiple of input + output size. Needs the `bench` extra: `pip install -e ".[bench]"`.
 
@@ -28,6 +29,7 @@ import numpy as np  # noqa: E402
 import irpool  # noqa: E402
 import irpool.onnx  # noqa: E402
 from irpool.core import PoolSpec, pool, release_workspaces  # noqa: E402
+from timing import in_turns  # noqa: E402
 
 # name, reduction, shape, kernel, strides, pads (both ends), dilations, extra
 CASES = [
@@ -47,18 +49,6 @@ def spec_of(c) -> PoolSpec:
     return PoolSpec(kernel=c["k"], strides=c["s"], pads_begin=c["p"], pads_end=c["p"],
                     dilations=c.get("d", (1,) * n), reduction=c["red"], p=2.0,
                     count="exclude_pad", index_dtype="int64")
-
-
-def timeit(fn, *, min_runs=5, max_runs=50, budget=1.0) -> float:
-    """Median seconds of `fn()`, after one warm-up call."""
-    fn()
-    times = []
-    start = time.perf_counter()
-    while len(times) < min_runs or (len(times) < max_runs and time.perf_counter() - start < budget):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 # ---- peers: each returns a no-argument callable, or None when the peer cannot run this case ----
@@ -294,9 +284,9 @@ def main(argv=None) -> int:
             except Exception as e:          # a peer that refuses a case is reported, not fatal
                 print(f"# {name} refuses {c['name']}: {str(e).splitlines()[0][:120]}")
         runs = {name: [] for name in fns}
-        for _ in range(args.runs):          # in turns, so a slow spell of the machine hits every runtime
-            for name, fn in fns.items():
-                runs[name].append(timeit(fn, budget=args.budget))
+        for _ in range(args.runs):          # calls in turns, so a slow spell of the machine hits every runtime
+            for name, t in in_turns(fns, budget=args.budget * len(fns)).items():
+                runs[name].append(t)
         ours = statistics.median(runs.pop("irpool"))
         for name, ts in runs.items():
             times[name] = (statistics.median(ts), "")

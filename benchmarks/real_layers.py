@@ -8,9 +8,9 @@ and torchvision: `pip install -e ".[test]"`); timing needs the `bench` extra.
 
 Each distinct layer is built alone as OpenVINO builds it (Parameter -> op -> Result of output 0, saved by
 save_model) and run by `irpool.load(...).run`, by the plugin (INFERENCE_PRECISION_HINT=f32) and by an
-onnxruntime session of the equivalent ONNX node (none for adaptive pools). Each run (--runs, default 3) calls
-the runtimes in turns, one call each per round, and takes each one's median call; the tables give the median
-run. A layer's time counts once per
+onnxruntime session of the equivalent ONNX node (none for adaptive pools). Each run (--runs, default 3) lets
+the runtimes take turns in short rounds (timing.in_turns) and takes each one's median call; the tables give the
+median run. A layer's time counts once per
 occurrence in the models ("in sum"), and the worst layer is named.
 
     python benchmarks/real_layers.py                  # one thread each
@@ -26,11 +26,12 @@ import pathlib
 import statistics
 import sys
 import tempfile
-import time
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np  # noqa: E402
+
+from timing import in_turns  # noqa: E402
 
 HERE = pathlib.Path(__file__).parent
 LAYERS = HERE / "real_layers.json"
@@ -155,22 +156,6 @@ def onnx_node(entry):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)], ir_version=9)
 
 
-def timeit(fns: dict, *, min_rounds=7, max_rounds=300, budget=1.2) -> dict:
-    """The median time of one call of each runtime, their calls taken in turns (one of each per round): a
-    burst of noise on this shared machine then falls on all of them alike, where timing each for a while in
-    turn let it fall on one."""
-    for fn in fns.values():
-        fn()
-    times, start = {k: [] for k in fns}, time.perf_counter()
-    while len(times[next(iter(fns))]) < min_rounds or \
-            (len(times[next(iter(fns))]) < max_rounds and time.perf_counter() - start < budget):
-        for k, fn in fns.items():
-            t0 = time.perf_counter()
-            fn()
-            times[k].append(time.perf_counter() - t0)
-    return {k: statistics.median(v) for k, v in times.items()}
-
-
 def runners(entry, x, threads, folder):
     import irpool
     import onnxruntime as ort
@@ -233,7 +218,7 @@ def main(argv=None) -> int:
             fns = runners(e, x, args.threads, folder)
             runs = {k: [] for k in fns}
             for _ in range(args.runs):
-                for k, t in timeit(fns).items():
+                for k, t in in_turns(fns, budget=1.2).items():
                     runs[k].append(t)
             t = {k: statistics.median(v) for k, v in runs.items()}
             rows.append((e, sum(e["models"].values()), t))

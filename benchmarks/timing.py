@@ -1,0 +1,29 @@
+"""How the benchmarks time runtimes against each other on a shared, noisy machine."""
+from __future__ import annotations
+
+import statistics
+import time
+
+ROUND = 0.02        # seconds each runtime runs in a round, at least one warm-up call and two timed calls
+
+
+def in_turns(fns: dict, *, budget: float, min_rounds: int = 5) -> dict:
+    """The median seconds of one call of each function, for about `budget` seconds in all, the functions taking
+    turns a short round each (ROUND): a burst of noise then falls on every runtime alike, where timing each for a
+    while in turn let it fall on one. Each round starts with a call that is not counted, so every timed call finds
+    the caches and the runtime's threads as its own previous call left them."""
+    per_call = {}
+    for k, fn in fns.items():
+        t0 = time.perf_counter()
+        fn()
+        per_call[k] = time.perf_counter() - t0
+    times, start, rounds = {k: [] for k in fns}, time.perf_counter(), 0
+    while rounds < min_rounds or time.perf_counter() - start < budget:
+        for k, fn in fns.items():
+            fn()
+            for _ in range(max(2, int(ROUND / max(per_call[k], 1e-6)))):
+                t0 = time.perf_counter()
+                fn()
+                times[k].append(time.perf_counter() - t0)
+        rounds += 1
+    return {k: statistics.median(v) for k, v in times.items()}
