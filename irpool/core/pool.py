@@ -49,12 +49,13 @@ MAX_DTYPES = tuple(np.dtype(t) for t in ("float16", "float32", "float64", "int8"
 FLOAT_DTYPES = tuple(np.dtype(t) for t in ("float16", "float32", "float64"))
 CHUNK_BYTES = 1 << 20           # phase buffer per chunk: about half this machine's L2
 # Threads contend for the GIL at every numpy call (measured: with 256 KB chunks, 2 threads took 3x
-# as long as 1), so chunks for threads are larger, each thread takes a run of neighbouring chunks, the
-# calling thread takes one run itself, and inputs under 4 MB stay on it alone. (On the 3.2 MB stem case
-# two threads took 0.71-0.79 ms with a pool thread per run, against 0.45 ms on one thread; with the
-# calling thread working, 0.34-0.45 ms with a chunk each and 0.45-0.67 ms with two each, the most the
-# memory bound below allows: no gain.)
-THREAD_CHUNK_BYTES = 2 << 20
+# as long as 1), so each thread takes a run of neighbouring chunks, the calling thread takes one run
+# itself, and inputs under 4 MB stay on it alone. (On the 3.2 MB stem case two threads took 0.71-0.79 ms
+# with a pool thread per run, against 0.45 ms on one thread; with the calling thread working, 0.34-0.45 ms
+# with a chunk each and 0.45-0.67 ms with two each, the most the memory bound below allows: no gain.)
+# Chunks of 1 MB on threads too: against 2 MB, S3D's 3x3x3 s2 on 1x480x8x28x28 took 0.74-0.82 of the time
+# and its 1x3x3 s1x2x2 on 1x64x8x112x112 0.80; 512 KB was slower on every case (two threads, AMD EPYC).
+THREAD_CHUNK_BYTES = 1 << 20
 PARALLEL_BYTES = 4 << 20
 KEEP_WORKSPACES, KEEP_BYTES = 8, 32 << 20     # workspaces kept between calls: at most this many and bytes
 WORD_COPY_BYTES = 32 << 10      # word-wide copies pay off on chunks this large; below, their set-up costs more
