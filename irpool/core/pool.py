@@ -196,12 +196,10 @@ class _Geometry:
         if PRE_REDUCE and spec.reduction == "max" and spec.max_start == "lowest" and not want_indices \
                 and self.window is None and not self.direct and not last and p.kernel > p.stride > 1 and p.out \
                 and (p.out - 1) * p.stride < p.length:
-            self.pre_offsets = tuple(t * p.dilation - p.pad_begin for t in range(p.kernel))
-            self.pre_edges = tuple((o * p.stride, [o * p.stride + t for t in self.pre_offsets
-                                                   if 0 <= o * p.stride + t < p.length])
-                                   for o in range(p.out)
-                                   if not 0 <= o * p.stride + self.pre_offsets[0] <= o * p.stride + self.pre_offsets[-1]
-                                   < p.length)
+            offsets = self.pre_offsets = tuple(t * p.dilation - p.pad_begin for t in range(p.kernel))
+            starts = [o * p.stride for o in range(p.out)]       # (position c holds the window starting at c - pb)
+            self.pre_edges = tuple((c, [c + t for t in offsets if 0 <= c + t < p.length]) for c in starts
+                                   if c + offsets[0] < 0 or c + offsets[-1] >= p.length)
             self.axes = self.axes[:-1] + (axis_layout(replace(p, kernel=1, pad_begin=0, pad_end=0)),)
         ntaps = [len(a.taps) for a in self.axes]
         residues = [len(a.residues) for a in self.axes]

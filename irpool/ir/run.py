@@ -42,6 +42,17 @@ def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None, bin=No
 _CHECKED = 1024       # input shapes and types remembered as checked, per program, at most
 
 
+def _checked_before(prepared: dict, key, check):
+    """What check() gave for `key` (a layer or Parameter, an input shape and type) in an earlier run of this
+    program, or check() now; kept in `prepared` under a key no layer id can be (ids are strings)."""
+    seen = prepared.setdefault(("checked",), {})
+    if key not in seen:
+        if len(seen) >= _CHECKED:
+            seen.clear()
+        seen[key] = check()
+    return seen[key]
+
+
 def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = None, layer: str | None = None,
         bin=None) -> dict:  # noqa: A002
     """Run a net of Parameter, pooling and Result layers, a bare pooling <layer>, or one pooling-family layer of
@@ -59,7 +70,8 @@ def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = Non
 
 def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True, key=None) -> list:
     """One pooling layer on an array, computed in the type OpenVINO's CPU plugin computes its type in.
-    `prepared`: (layer id, rank) -> its PoolLayer, kept between runs. `indices`: whether a MaxPool's indices
+    `prepared`: (layer id, rank) -> its PoolLayer, and the input shapes and types already checked, kept between
+    runs. `indices`: whether a MaxPool's indices
     output is wanted (when nothing reads it, only the values are computed). `key`: what the layer's
     interpretation is kept under (its group's number; default its id)."""
     x = np.asarray(x)
@@ -67,13 +79,7 @@ def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = Tru
     pl = prepared.get(key)
     if pl is None:
         pl = prepared[key] = interpret(layer, file, x.ndim)
-    seen = prepared.setdefault("checked", {})
-    checked = key + (x.shape, x.dtype)          # an input of a shape and type seen before: already checked
-    et = seen.get(checked)
-    if et is None:
-        if len(seen) >= _CHECKED:
-            seen.clear()
-        et = seen[checked] = _checked(layer, file, x, pl)
+    et = _checked_before(prepared, key + (x.shape, x.dtype), lambda: _checked(layer, file, x, pl))
     try:
         if pl.outputs == 2 and indices:
             y, i = pool(et.to_compute(x), pl.spec, indices=True, threads=threads)
@@ -162,9 +168,12 @@ def _feed(layer: Layer, file, x, prepared: dict) -> np.ndarray:
     """Check an input array against its Parameter's shape (intervals and dynamic rank included) and type,
     read once per Parameter into `prepared`."""
     x = np.asarray(x)
-    seen = prepared.setdefault("checked", {})
-    if ("fed", layer.id, x.shape, x.dtype) in seen:          # a shape and type this Parameter took before
-        return x
+    _checked_before(prepared, ("fed", layer.id, x.shape, x.dtype), lambda: _fits(layer, file, x, prepared))
+    return x
+
+
+def _fits(layer: Layer, file, x: np.ndarray, prepared: dict) -> bool:
+    """An input array's shape and type against its Parameter's: True, or an IRError."""
     shape, et_text, et = prepared.get(layer.id) or prepared.setdefault(layer.id, _parameter(layer, file))
     if shape is not None and (len(shape) != x.ndim or not all(compatible(s, n) for s, n in zip(shape, x.shape))):
         raise IRError(f"input {layer.name!r} has shape {list(x.shape)}, the Parameter declares {shape_text(shape)}",
@@ -172,10 +181,7 @@ def _feed(layer: Layer, file, x, prepared: dict) -> np.ndarray:
     if et is not None and x.dtype != et.dtype():
         raise IRError(f"input {layer.name!r} has element type {x.dtype}, the Parameter declares {et_text}"
                       f" ({et.dtype()})", code="bad-input", **layer.where(file))
-    if len(seen) >= _CHECKED:
-        seen.clear()
-    seen[("fed", layer.id, x.shape, x.dtype)] = True
-    return x
+    return True
 
 
 def _parameter(layer: Layer, file) -> tuple:
