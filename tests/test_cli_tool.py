@@ -253,7 +253,7 @@ def test_run_orders_a_reversed_chain_in_linear_time():
         return f'<net name="c" version="11"><layers>{"".join(layers)}</layers><edges>{"".join(edges)}</edges></net>'
     x = np.arange(4, dtype=np.float32).reshape(1, 1, 2, 2)
     times = {}
-    for reverse in (False, True, False, True):
+    for reverse in (False, True) * 3:           # the best of three each: the shared machine has bursts of noise
         xml = chain(16000, reverse)
         t = time.perf_counter()
         np.testing.assert_array_equal(irpool.run(xml, {"x": x}, threads=1)["out"], x)
