@@ -2,9 +2,8 @@
 
 Same tensors, same process; each peer is told how many threads to use. Every case is measured --runs
 times (default 3), each run letting the runtimes take turns in short rounds (timing.in_turns) and taking each
-one's median call; the table gives the median run and the ratio
-irpool / peer (below 1: irpool is faster), and irpool's peak extra memory (tracemalloc) per call as a
-multiple of input + output size. Needs the `bench` extra: `pip install -e ".[bench]"`.
+one's median call; the table gives the median run and the ratio irpool / peer (below 1: irpool is faster),
+and irpool's peak extra memory (tracemalloc) per call as a multiple of input + output size. Needs the `bench` extra: `pip install -e ".[bench]"`.
 
     python benchmarks/pool_speed.py                 # one thread each
     python benchmarks/pool_speed.py --threads 0     # every core
@@ -29,7 +28,7 @@ import numpy as np  # noqa: E402
 import irpool  # noqa: E402
 import irpool.onnx  # noqa: E402
 from irpool.core import PoolSpec, pool, release_workspaces  # noqa: E402
-from timing import in_turns  # noqa: E402
+from timing import median_runs  # noqa: E402
 
 # name, reduction, shape, kernel, strides, pads (both ends), dilations, extra
 CASES = [
@@ -283,13 +282,11 @@ def main(argv=None) -> int:
                     fns[name] = fn
             except Exception as e:          # a peer that refuses a case is reported, not fatal
                 print(f"# {name} refuses {c['name']}: {str(e).splitlines()[0][:120]}")
-        runs = {name: [] for name in fns}
-        for _ in range(args.runs):          # calls in turns, so a slow spell of the machine hits every runtime
-            for name, t in in_turns(fns, budget=args.budget * len(fns)).items():
-                runs[name].append(t)
-        ours = statistics.median(runs.pop("irpool"))
-        for name, ts in runs.items():
-            times[name] = (statistics.median(ts), "")
+        # calls in turns, so a slow spell of the machine hits every runtime
+        medians = median_runs(fns, runs=args.runs, budget=args.budget * len(fns))
+        ours = medians.pop("irpool")
+        for name, t in medians.items():
+            times[name] = (t, "")
         row = [c["name"], f"{ours * 1e3:.2f}"]
         row += [f"{times[p][1]}{times[p][0] * 1e3:.2f}" if p in times else "-" for p in peers]
         row += [f"{ours / times[p][0]:.3g}" if p in times else "-" for p in peers]

@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import pathlib
-import statistics
 import sys
 import tempfile
 
@@ -31,7 +30,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np  # noqa: E402
 
-from timing import in_turns  # noqa: E402
+from timing import median_runs  # noqa: E402
 
 HERE = pathlib.Path(__file__).parent
 LAYERS = HERE / "real_layers.json"
@@ -216,11 +215,7 @@ def main(argv=None) -> int:
         for e in entries:
             x = np.maximum(rng.standard_normal(e["input"]).astype(np.float32), 0)     # after a ReLU
             fns = runners(e, x, args.threads, folder)
-            runs = {k: [] for k in fns}
-            for _ in range(args.runs):
-                for k, t in in_turns(fns, budget=1.2).items():
-                    runs[k].append(t)
-            t = {k: statistics.median(v) for k, v in runs.items()}
+            t = median_runs(fns, runs=args.runs, budget=1.2)
             rows.append((e, sum(e["models"].values()), t))
     print("| layer | input | occurs | irpool us | openvino us | onnxruntime us | /openvino | /onnxruntime |")
     print("|---|---|---|---|---|---|---|---|")

@@ -27,3 +27,12 @@ def in_turns(fns: dict, *, budget: float, min_rounds: int = 5) -> dict:
                 times[k].append(time.perf_counter() - t0)
         rounds += 1
     return {k: statistics.median(v) for k, v in times.items()}
+
+
+def median_runs(fns: dict, *, runs: int, budget: float) -> dict:
+    """The median over `runs` runs of in_turns, per function."""
+    times = {k: [] for k in fns}
+    for _ in range(runs):
+        for k, t in in_turns(fns, budget=budget).items():
+            times[k].append(t)
+    return {k: statistics.median(v) for k, v in times.items()}

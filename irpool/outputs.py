@@ -1,8 +1,7 @@
 """Writing files as careful tools do (`run -o`, `check --fix`): the target is checked before anything is
 computed; the file is written to a temporary file beside it and renamed over it, so a reader never sees half a
-file; an
-existing file keeps its mode (a new one gets the umask's), a symlink is written through to its target, and
-SIGINT, SIGTERM or SIGHUP during the write leave no temporary file and the old file intact."""
+file; an existing file keeps its mode (a new one gets the umask's), a symlink is written through to its
+target, and SIGINT, SIGTERM or SIGHUP during the write leave no temporary file and the old file intact."""
 from __future__ import annotations
 
 import contextlib

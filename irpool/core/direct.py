@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from .layout import copy_rows, word_copy
+from .layout import copy_rows, fold, word_copy
 
 
 def takes(plans) -> bool:
@@ -53,10 +53,7 @@ class Direct:
         cur, valid, k = xs.reshape(-1), xs.size, 0
         for offsets in self.taps:
             valid -= offsets[-1]                 # positions whose taps all lie in the chunk
-            dst = self.bufs[k][:valid]
-            self.op(cur[:valid], cur[offsets[1]:offsets[1] + valid], out=dst)
-            for o in offsets[2:]:
-                self.op(dst, cur[o:o + valid], out=dst)
+            fold(self.op, [cur[o:o + valid] for o in offsets], self.bufs[k][:valid])
             cur, k = self.bufs[k], 1 - k
         _pick(cur, out, self.steps)
 

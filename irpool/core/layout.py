@@ -146,6 +146,19 @@ def word_copy(dst: np.ndarray, src_shape, src_strides, itemsize: int):
     return dst.view(_NARROW[itemsize]), np.dtype(_WORDS[step])
 
 
+def fold(op, arrays, out: np.ndarray, identity=0) -> None:
+    """out = op over `arrays` from the first to the last, one numpy call each (the order a sum's bits need);
+    `identity` where there are none."""
+    if not arrays:
+        out.fill(identity)
+    elif len(arrays) == 1:
+        np.copyto(out, arrays[0])
+    else:
+        op(arrays[0], arrays[1], out=out)
+        for a in arrays[2:]:
+            op(out, a, out=out)
+
+
 OPAQUE_ROW_BYTES, OPAQUE_MIN_ELEMENTS = 256, 4096
 
 

@@ -40,7 +40,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..errors import IRError
 from .direct import Direct, takes as direct_takes
-from .layout import Layout, axis_layout, copy_rows, word_copy
+from .layout import Layout, axis_layout, copy_rows, fold, word_copy
 from .shape import AxisPlan, plan
 from .spec import PoolSpec
 
@@ -550,20 +550,11 @@ class _Workspace:
         lo, hi = max(0, -first), xs.size - max(0, last)         # positions whose taps all lie in the flat chunk
         op = np.fmax if xs.dtype.kind == "f" else np.maximum
         if hi > lo:
-            out = self.pre[lo:hi]
-            op(flat[lo + first:hi + first], flat[lo + offsets[1]:hi + offsets[1]], out=out)
-            for o in offsets[2:]:
-                op(out, flat[lo + o:hi + o], out=out)
+            fold(op, [flat[lo + o:hi + o] for o in offsets], self.pre[lo:hi])
         length = g.plans[-1].length                 # (channels-first: the last axis of xs is q = 1)
         rows, x_rows = self.pre[:xs.size].reshape(-1, length), xs.reshape(-1, length)
         for i, landing in g.pre_edges:
-            d = rows[:, i]
-            if not landing:
-                d.fill(g.identity)
-                continue
-            np.copyto(d, x_rows[:, landing[0]])
-            for c in landing[1:]:
-                op(d, x_rows[:, c], out=d)
+            fold(op, [x_rows[:, c] for c in landing], rows[:, i], g.identity)
         return self.pre[:xs.size].reshape(xs.shape)
 
     def _index_tables(self, g: _Geometry, size: int, planes: int):
@@ -608,15 +599,8 @@ class _Workspace:
         op = np.add if run.g.spec.reduction != "max" else np.fmax if src.dtype.kind == "f" else np.maximum
         identity = run.g.identity             # (closures keep no reference to the run and its arrays)
 
-        def step():
-            if not vs:                      # no tap of these axes lands anywhere: every window is empty
-                r2.fill(identity)
-            elif len(vs) == 1:
-                np.copyto(r2, vs[0])
-            else:
-                op(vs[0], vs[1], out=r2)
-                for v in vs[2:]:
-                    op(r2, v, out=r2)
+        def step():                         # (no tap of these axes lands anywhere: every window is empty)
+            fold(op, vs, r2, identity)
         self.passes.append(step)
         return res
 
