@@ -186,14 +186,17 @@ def test_a_signal_mid_write_leaves_no_temporary_file_and_the_old_file(tmp_path, 
     target = tmp_path / "out.npz"
     target.write_bytes(b"old")
     # (a shell's background job inherits SIGINT ignored, and Python then keeps ignoring it: give it the default)
-    p = subprocess.Popen([sys.executable, "-m", "irpool", "run", tmp_path / "l.xml", "-i", f"0={tmp_path / 'x.npy'}",
-                          "-o", target], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 120
-    while not list(tmp_path.glob(".irpool-*")) and p.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.005)
-    p.send_signal(sig)
-    p.wait(timeout=120)
+    try:
+        p = subprocess.Popen([sys.executable, "-m", "irpool", "run", tmp_path / "l.xml", "-i",
+                              f"0={tmp_path / 'x.npy'}", "-o", target], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        deadline = time.monotonic() + 120
+        while not list(tmp_path.glob(".irpool-*")) and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        p.send_signal(sig)
+        p.wait(timeout=120)
+    finally:
+        (tmp_path / "x.npy").unlink()          # 200 MB: not left in pytest's kept temporary folders
     assert not list(tmp_path.glob(".irpool-*")) and target.read_bytes() == b"old"
     assert p.returncode == (130 if sig == signal.SIGINT else 128 + sig), p.returncode
     assert b"Traceback" not in p.stderr.read()
