@@ -197,7 +197,7 @@ def main(argv=None) -> int:
     ap.add_argument("--extract", action="store_true", help="convert the torchvision models again")
     ap.add_argument("--threads", type=int, default=1, help="threads per runtime (0: every core)")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--only", help="only layers whose description or models contain this text")
+    ap.add_argument("--only", help="only layers whose description, input shape (1x64x56x56) or models contain this text")
     args = ap.parse_args(argv)
     if args.extract:
         extract()
@@ -205,7 +205,8 @@ def main(argv=None) -> int:
     import irpool
     entries = json.loads(LAYERS.read_text())["layers"]
     if args.only:
-        entries = [e for e in entries if args.only in describe(e) + " ".join(e["models"])]
+        entries = [e for e in entries
+                   if args.only in " ".join([describe(e), "x".join(map(str, e["input"]))] + list(e["models"]))]
     cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")
     print(f"# {cpu}, {os.cpu_count()} cores; irpool {irpool.__version__}; threads {args.threads or 'every core'};"
           f" median of {args.runs} runs")

@@ -29,7 +29,7 @@ def layers(draw, path):
     cfg = dict(op=op, version=8 if op == "MaxPool" else 16, dtype=draw(st.sampled_from(["float32", "float16"])),
                shape=[draw(st.integers(1, 2)), draw(st.integers(1, 4))] + spatial, auto_pad="explicit",
                rounding_type="floor", dilations=[1] * nd, pads_begin=ints(0, 1), pads_end=ints(0, 1))
-    if path == "direct":               # direct.py takes windows that read no padding
+    if path == "direct" and draw(st.booleans()):     # half of them read no padding (no edges to redo)
         cfg["pads_begin"] = cfg["pads_end"] = [0] * nd
     if path == "window":               # one window per axis: the kernel covers the padded axis
         cfg["kernel"] = [L + pb + pe for L, pb, pe in zip(spatial, cfg["pads_begin"], cfg["pads_end"])]
@@ -42,9 +42,8 @@ def layers(draw, path):
             k = draw(st.integers(3, 4))
             spatial[-1] = cfg["shape"][-1] = draw(st.integers(k, 12))
             cfg["kernel"][-1], cfg["strides"][-1] = k, draw(st.integers(2, k - 1))
-        if path != "direct":
-            cfg["dilations"] = [1 if k + pb + pe > L else d for k, d, L, pb, pe in
-                                zip(cfg["kernel"], ints(1, 2), spatial, cfg["pads_begin"], cfg["pads_end"])]
+        cfg["dilations"] = [1 if k + pb + pe > L else d for k, d, L, pb, pe in
+                            zip(cfg["kernel"], ints(1, 2), spatial, cfg["pads_begin"], cfg["pads_end"])]
         cfg["rounding_type"] = draw(st.sampled_from(["floor", "ceil"]))
     if op == "MaxPool":
         cfg.update(index_element_type="i64", axis=0)

@@ -176,7 +176,7 @@ def test_core_matches_reference(case):
 
 @st.composite
 def inside_cases(draw):
-    """Half of them as cases() draws them, half with no padding (the windows direct.py takes, any rounding)."""
+    """Half of them as cases() draws them, half with no padding (direct.py then has no edges to redo)."""
     spec, x = draw(cases())
     if draw(st.booleans()):
         zeros = (0,) * spec.ndim
@@ -189,7 +189,7 @@ def inside_cases(draw):
 @given(inside_cases())
 def test_the_direct_path_matches_reference_on_everything_it_takes(case):
     """The second way the core runs (direct.py), forced on for every spec it can take (small inputs too), and for
-    chunks of one plane; and it does take every max whose windows lie inside."""
+    chunks of one plane; and it does take every max whose windows all start before the input's end."""
     spec, x = case
     with mock.patch.object(POOL_MODULE, "_use_direct", lambda plans: True), \
             mock.patch.object(POOL_MODULE, "DIRECT_BYTES", 0):
@@ -198,8 +198,7 @@ def test_the_direct_path_matches_reference_on_everything_it_takes(case):
         except IRError:
             plans = None
         if plans and x.size and spec.reduction == "max" and spec.layout == "channels_first" and x.dtype != np.float16 \
-                and all(p.pad_begin == 0 and (p.out - 1) * p.stride + (p.kernel - 1) * p.dilation < p.length
-                        for p in plans) and not all(p.out == 1 for p in plans):
+                and all((p.out - 1) * p.stride < p.length for p in plans) and not all(p.out == 1 for p in plans):
             assert POOL_MODULE._geometry(spec, x.shape, x.dtype, False).direct
         release_workspaces()
         try:
@@ -293,13 +292,17 @@ def test_copy_rows_copies_what_copyto_copies(data):
     assert_same_bits(dst, want)
 
 
-def test_the_direct_path_is_taken_where_windows_lie_inside_and_do_not_overlap():
-    """direct.py takes max pools whose windows read no padding and do not overlap, on inputs of 256 KB or more."""
+def test_the_direct_path_is_taken_where_windows_do_not_overlap_or_stride_1():
+    """direct.py runs max pools of 256 KB or more whose windows do not overlap and read no padding, or whose
+    strides are all 1 with an output as long as the input."""
     x = np.zeros((1, 2, 256, 256), np.float32)
     assert not POOL_MODULE._geometry(PoolSpec(kernel=(2, 2), strides=(2, 2)), (1, 1, 4, 4), x.dtype, False).direct
     for attrs, direct in ((dict(kernel=(2, 2), strides=(2, 2)), True), (dict(kernel=(3, 3), strides=(2, 2)), False),
                           (dict(kernel=(3, 3), strides=(3, 3)), True), (dict(kernel=(1, 1), strides=(2, 2)), True),
                           (dict(kernel=(3, 3), strides=(2, 2), pads_begin=(1, 1), pads_end=(1, 1)), False),
+                          (dict(kernel=(3, 3), strides=(1, 1), pads_begin=(1, 1), pads_end=(1, 1)), True),
+                          (dict(kernel=(3, 3), strides=(1, 1)), False),
+                          (dict(kernel=(3, 3), strides=(1, 2), pads_begin=(1, 1), pads_end=(1, 1)), False),
                           (dict(kernel=(3, 3), strides=(2, 2), rounding="ceil"), False),
                           (dict(kernel=(2, 2), strides=(2, 2), reduction="lp"), False)):
         spec = PoolSpec(**attrs)

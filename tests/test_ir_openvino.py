@@ -126,8 +126,9 @@ def test_what_openvino_refuses_irpool_refuses(seed):
 
 
 def test_windows_that_do_not_overlap_run_like_openvino_on_large_inputs(tmp_path):
-    """Inputs of 256 KB and more whose windows lie inside take the core's direct path (direct.py): saved by
-    OpenVINO, run by irpool, equal to the CPU plugin's outputs, max and average, floor and ceil."""
+    """Inputs of 256 KB and more whose windows lie inside, or stride 1 with "same" padding, take the core's direct
+    path (direct.py): saved by OpenVINO, run by irpool, equal to the CPU plugin's outputs, max and average, floor
+    and ceil."""
     from directcases import counting_direct, random_case
     rng, compared, through = np.random.default_rng(5), 0, 0
     for i in range(40):

@@ -444,8 +444,9 @@ def test_differences_beyond_the_defects():
 
 
 def test_windows_that_do_not_overlap_match_onnxruntime_on_large_inputs():
-    """Inputs of 256 KB and more whose windows lie inside take the core's direct path (direct.py): MaxPool and
-    AveragePool (count_include_pad both ways, ceil_mode both ways) against onnxruntime."""
+    """Inputs of 256 KB and more whose windows lie inside, or stride 1 with "same" padding, take the core's direct
+    path (direct.py): MaxPool and AveragePool (count_include_pad both ways, ceil_mode both ways) against
+    onnxruntime."""
     from directcases import counting_direct, random_case
     rng, compared, through = np.random.default_rng(11), 0, 0
     for _ in range(80):

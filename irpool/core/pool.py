@@ -39,7 +39,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..errors import IRError
-from .direct import Direct, takes as direct_takes
+from .direct import Direct, buffers as direct_buffers, edges as direct_edges, takes as direct_takes
 from .layout import Layout, axis_layout, copy_rows, fold, word_copy
 from .shape import AxisPlan, plan
 from .spec import PoolSpec
@@ -180,8 +180,8 @@ class _Geometry:
             self.window = tuple(slice(a.taps[0][0] * p.dilation - p.pad_begin,
                                       a.taps[-1][0] * p.dilation - p.pad_begin + 1, p.dilation)
                                 for p, a in zip(plans, self.axes))
-        # Without a phase buffer (direct.py): channels-first max without indices whose windows all lie inside
-        # the input, computed in the input's own type, where _use_direct says it pays
+        # Without a phase buffer (direct.py): channels-first max without indices, computed in the input's own
+        # type, where _use_direct says it pays
         self.direct = (not want_indices and self.window is None and not last and spec.reduction == "max"
                        and self.ctype == dtype and math.prod(shape) * dtype.itemsize >= DIRECT_BYTES
                        and direct_takes(plans) and _use_direct(plans))
@@ -216,12 +216,19 @@ class _Geometry:
 
 
 def _use_direct(plans) -> bool:
-    """Of the windows direct.py takes (all inside the input), which it runs: those that do not overlap (kernel <=
-    stride on every axis). Measured against the phase path, one thread, AMD EPYC: 0.57 on 2x2x2 s2
-    (1x832x4x14x14), 0.81-0.86 on 2x2 s2; overlapping windows lose to the phase path with its last axis reduced
-    first (3x3 s2 on Inception's, AlexNet's and SqueezeNet's layers: 1.07-1.55). Tests force it on for every
-    spec direct.py takes."""
-    return all(p.kernel <= p.stride for p in plans)
+    """Of the windows direct.py takes, which it runs: those that do not overlap (kernel <= stride on every axis),
+    and stride 1 with the output as long as the input on every axis (no pick: the output is written in place),
+    where each axis has a window clear of the padding (the others are redone, a call over a column or slab each).
+    Measured against the phase path, one thread, AMD EPYC, interleaved runs: 0.57 on 2x2x2 s2 (1x832x4x14x14),
+    0.81-0.86 on 2x2 s2; stride 1 (no fill, no final copy) 0.87-0.89 on 3x3 p1 over 4x64x56x56, 0.87-0.92 on a
+    1-D k5 p2, 0.90-0.97 on S3D's 3x3x3 over 4x14x14 planes, 0.96-1.00 on 28x28 planes; but 1.07 on 2x7x7 planes,
+    where every depth position is an edge, and 1.03-1.05 with dilation 4 (an output shorter than the input: a
+    pick). Overlapping windows with a stride above 1 lose to the phase path with its last axis reduced first (3x3
+    s2 on Inception's, AlexNet's and SqueezeNet's layers: 1.07-1.55, the stem 1.26, S3D's 3x3x3 s2 1.18). Tests
+    force it on for every spec direct.py takes."""
+    if all(p.kernel <= p.stride for p in plans):
+        return True
+    return all(p.stride == 1 and p.out == p.length and len(direct_edges(p)) < p.length for p in plans)
 
 
 @functools.lru_cache(maxsize=64)
@@ -266,8 +273,8 @@ class _Run:
             # the workspaces take together stays below the input's size
             size = CHUNK_BYTES
             if self.g.direct and not self.exact_first:
-                # the direct path's two buffers of a chunk each stay below input + output together
-                size = min(size, (self.x.nbytes + self.values.nbytes) // 3)
+                # the direct path's buffers of a chunk (at most two) stay below input + output together
+                size = min(size, (self.x.nbytes + self.values.nbytes) // (direct_buffers(self.g.plans) + 1))
             if parallel:
                 size = min(THREAD_CHUNK_BYTES, per_plane * self.g.planes // (2 * threads))
             step = max(1, size // max(per_plane, 1))
