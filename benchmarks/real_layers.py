@@ -197,7 +197,7 @@ def main(argv=None) -> int:
     ap.add_argument("--extract", action="store_true", help="convert the torchvision models again")
     ap.add_argument("--threads", type=int, default=1, help="threads per runtime (0: every core)")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--only", help="only layers whose description, input shape (1x64x56x56) or models contain this text")
+    ap.add_argument("--only", help="only layers whose description, input (1x64x56x56) or models contain this")
     args = ap.parse_args(argv)
     if args.extract:
         extract()
