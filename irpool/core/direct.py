@@ -22,6 +22,7 @@ channels-first.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -34,6 +35,7 @@ def takes(plans) -> bool:
     return all(p.out and (p.out - 1) * p.stride < p.length for p in plans)
 
 
+@functools.lru_cache(maxsize=256)
 def edges(p) -> tuple:
     """The positions (o * stride) whose window on this axis reaches the padding, each with its landing
     positions: ((c, [c - pad_begin + t * dilation inside the input, ...]), ...)."""
@@ -95,15 +97,22 @@ class Direct:
                 dst = out.reshape(-1) if (last - i) % 2 == 0 else self.bufs[0]
             else:
                 dst = self.bufs[i % 2]
-            lo, hi = max(0, -offsets[0]), size - max(0, offsets[-1])   # positions whose taps lie in the chunk
-            if hi > lo:
-                fold(self.op, [cur[lo + o:hi + o] for o in offsets], dst[lo:hi])
-            src, res = cur[:size].reshape(shape), dst[:size].reshape(shape)
-            for c, landing in edge:
-                fold(self.op, [src[:, j] for j in landing], res[:, c], self.identity)
+            reduce_axis(self.op, cur, dst, size, offsets, shape, edge, self.identity)
             cur = dst
         if not self.in_place:
             _pick(cur, out, self.steps)
+
+
+def reduce_axis(op, src: np.ndarray, dst: np.ndarray, size: int, offsets, shape, edge, identity) -> None:
+    """dst[:size] = op over the taps at `offsets` at every position of the flat chunk src[:size]; then the positions
+    in `edge` (as `edges` gives them) redone from their landing taps, over the chunk seen as (outer, length, inner)
+    `shape`: one call over every row at that position."""
+    lo, hi = max(0, -offsets[0]), size - max(0, offsets[-1])     # positions whose taps lie in the chunk
+    if hi > lo:
+        fold(op, [src[lo + o:hi + o] for o in offsets], dst[lo:hi])
+    src, dst = src[:size].reshape(shape), dst[:size].reshape(shape)
+    for c, landing in edge:
+        fold(op, [src[:, j] for j in landing], dst[:, c], identity)
 
 
 def _pick(root: np.ndarray, dst: np.ndarray, strides) -> None:

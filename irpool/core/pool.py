@@ -39,7 +39,8 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..errors import IRError
-from .direct import Direct, buffers as direct_buffers, edges as direct_edges, takes as direct_takes
+from .direct import (Direct, buffers as direct_buffers, edges as direct_edges, reduce_axis as direct_reduce_axis,
+                     takes as direct_takes)
 from .layout import Layout, axis_layout, copy_rows, fold, word_copy
 from .shape import AxisPlan, plan
 from .spec import PoolSpec
@@ -196,10 +197,8 @@ class _Geometry:
         if PRE_REDUCE and spec.reduction == "max" and spec.max_start == "lowest" and not want_indices \
                 and self.window is None and not self.direct and not last and p.kernel > p.stride > 1 and p.out \
                 and (p.out - 1) * p.stride < p.length:
-            offsets = self.pre_offsets = tuple(t * p.dilation - p.pad_begin for t in range(p.kernel))
-            starts = [o * p.stride for o in range(p.out)]       # (position c holds the window starting at c - pb)
-            self.pre_edges = tuple((c, [c + t for t in offsets if 0 <= c + t < p.length]) for c in starts
-                                   if c + offsets[0] < 0 or c + offsets[-1] >= p.length)
+            self.pre_offsets = tuple(t * p.dilation - p.pad_begin for t in range(p.kernel))
+            self.pre_edges = direct_edges(p)        # (position c holds the window starting at c - pb)
             self.axes = self.axes[:-1] + (axis_layout(replace(p, kernel=1, pad_begin=0, pad_end=0)),)
         ntaps = [len(a.taps) for a in self.axes]
         residues = [len(a.residues) for a in self.axes]
@@ -552,16 +551,9 @@ class _Workspace:
         the window starting at i - pad_begin. Computed on the flat chunk, where a window near a row's end reads
         into the next row; the windows the phase buffer picks that reach the padding are then redone from their
         landing taps, a strided call each (no window is picked anywhere else such a read lands)."""
-        offsets, flat = g.pre_offsets, xs.reshape(-1)
-        first, last = offsets[0], offsets[-1]
-        lo, hi = max(0, -first), xs.size - max(0, last)         # positions whose taps all lie in the flat chunk
         op = np.fmax if xs.dtype.kind == "f" else np.maximum
-        if hi > lo:
-            fold(op, [flat[lo + o:hi + o] for o in offsets], self.pre[lo:hi])
-        length = g.plans[-1].length                 # (channels-first: the last axis of xs is q = 1)
-        rows, x_rows = self.pre[:xs.size].reshape(-1, length), xs.reshape(-1, length)
-        for i, landing in g.pre_edges:
-            fold(op, [x_rows[:, c] for c in landing], rows[:, i], g.identity)
+        shape = (-1, g.plans[-1].length, 1)         # (channels-first: the last axis of xs is q = 1)
+        direct_reduce_axis(op, xs.reshape(-1), self.pre, xs.size, g.pre_offsets, shape, g.pre_edges, g.identity)
         return self.pre[:xs.size].reshape(xs.shape)
 
     def _index_tables(self, g: _Geometry, size: int, planes: int):
