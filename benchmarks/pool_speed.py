@@ -3,7 +3,8 @@
 Same tensors, same process; each peer is told how many threads to use. Every case is measured --runs
 times (default 3), each run letting the runtimes take turns in short rounds (timing.in_turns) and taking each
 one's median call; the table gives the median run and the ratio irpool / peer (below 1: irpool is faster),
-and irpool's peak extra memory (tracemalloc) per call as a multiple of input + output size. Needs the `bench` extra: `pip install -e ".[bench]"`.
+and irpool's peak extra memory (tracemalloc) per call as a multiple of input + output size. Needs the `bench`
+extra: `pip install -e ".[bench]"`.
 
     python benchmarks/pool_speed.py                 # one thread each
     python benchmarks/pool_speed.py --threads 0     # every core

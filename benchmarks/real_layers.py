@@ -10,8 +10,7 @@ Each distinct layer is built alone as OpenVINO builds it (Parameter -> op -> Res
 save_model) and run by `irpool.load(...).run`, by the plugin (INFERENCE_PRECISION_HINT=f32) and by an
 onnxruntime session of the equivalent ONNX node (none for adaptive pools). Each run (--runs, default 3) lets
 the runtimes take turns in short rounds (timing.in_turns) and takes each one's median call; the tables give the
-median run. A layer's time counts once per
-occurrence in the models ("in sum"), and the worst layer is named.
+median run. A layer's time counts once per occurrence in the models ("in sum"), and the worst layer is named.
 
     python benchmarks/real_layers.py                  # one thread each
     python benchmarks/real_layers.py --threads 0      # every core

@@ -175,7 +175,7 @@ def test_core_matches_reference(case):
 
 
 @st.composite
-def inside_cases(draw):
+def padded_or_not_cases(draw):
     """Half of them as cases() draws them, half with no padding (direct.py then has no edges to redo)."""
     spec, x = draw(cases())
     if draw(st.booleans()):
@@ -186,7 +186,7 @@ def inside_cases(draw):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(inside_cases())
+@given(padded_or_not_cases())
 def test_the_direct_path_matches_reference_on_everything_it_takes(case):
     """The second way the core runs (direct.py), forced on for every spec it can take (small inputs too), and for
     chunks of one plane; and it does take every max whose windows all start before the input's end."""

@@ -443,8 +443,8 @@ def test_processes_give_what_one_process_gives_in_order(tmp_path, monkeypatch):
 
 
 def test_fix_that_cannot_be_written_leaves_the_file_and_goes_on(tmp_path, monkeypatch, capsys):
-    """A fixed file that cannot be written (here: its folder vanishes under it) is one line and exit 2; the
-    other files are still fixed."""
+    """A fixed file that cannot be written (here: a read-only file system) is one line and exit 2, the file is
+    left as it was; the other files are still fixed."""
     from irpool import cli, outputs
     (tmp_path / "a.xml").write_bytes(WRONG.read_bytes())
     (tmp_path / "b.xml").write_bytes(WRONG.read_bytes())

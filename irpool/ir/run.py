@@ -71,9 +71,8 @@ def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = Non
 def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True, key=None) -> list:
     """One pooling layer on an array, computed in the type OpenVINO's CPU plugin computes its type in.
     `prepared`: (layer id, rank) -> its PoolLayer, and the input shapes and types already checked, kept between
-    runs. `indices`: whether a MaxPool's indices
-    output is wanted (when nothing reads it, only the values are computed). `key`: what the layer's
-    interpretation is kept under (its group's number; default its id)."""
+    runs. `indices`: whether a MaxPool's indices output is wanted (when nothing reads it, only the values are
+    computed). `key`: what the layer's interpretation is kept under (its group's number; default its id)."""
     x = np.asarray(x)
     key = ("layer", layer.id, x.ndim) if key is None else ("group", key, x.ndim)
     pl = prepared.get(key)
