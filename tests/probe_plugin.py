@@ -20,8 +20,6 @@ import platform
 import subprocess
 import sys
 
-import numpy as np
-
 FLAGS = ("avx2", "avx512f", "avx512_bf16", "avx512_fp16", "amx_bf16", "amx_int8", "amx_fp16")
 
 
