@@ -54,7 +54,7 @@ def _reduced(plans) -> list[int]:
     return [a for a, p in enumerate(plans) if p.kernel > 1 or p.pad_begin or edges(p)]
 
 
-def _in_place(plans) -> bool:
+def in_place(plans) -> bool:
     """Stride 1 and the output as long as the input on every axis: the pick would copy every position, so the
     stages end in the output itself."""
     return all(p.stride == 1 and p.out == p.length for p in plans) and bool(_reduced(plans))
@@ -64,7 +64,7 @@ def buffers(plans) -> int:
     """How many chunk-sized buffers a chunk needs: stages alternate between two, or in place between the output
     and one."""
     stages = len(_reduced(plans))
-    return min(stages - 1, 1) if _in_place(plans) else min(stages, 2)
+    return min(stages - 1, 1) if in_place(plans) else min(stages, 2)
 
 
 class Direct:
@@ -87,7 +87,7 @@ class Direct:
         item = g.ctype.itemsize
         self.steps = (math.prod(lengths) * item,) + tuple(p.stride * math.prod(lengths[a + 1:]) * item
                                                           for a, p in enumerate(g.plans))
-        self.in_place, self.identity = _in_place(g.plans), g.identity
+        self.in_place, self.identity = in_place(g.plans), g.identity
 
     def chunk(self, xs: np.ndarray, out: np.ndarray) -> None:
         """Reduce xs (m, S_1..S_n), C-contiguous, into out (m, O_1..O_n)."""

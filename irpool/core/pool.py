@@ -39,8 +39,8 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..errors import IRError
-from .direct import (Direct, buffers as direct_buffers, edges as direct_edges, reduce_axis as direct_reduce_axis,
-                     takes as direct_takes)
+from .direct import (Direct, buffers as direct_buffers, edges as direct_edges, in_place as direct_in_place,
+                     reduce_axis as direct_reduce_axis, takes as direct_takes)
 from .layout import Layout, axis_layout, copy_rows, fold, word_copy
 from .shape import AxisPlan, plan
 from .spec import PoolSpec
@@ -195,8 +195,8 @@ class _Geometry:
         self.pre_offsets = self.pre_edges = None
         p = plans[-1]
         if PRE_REDUCE and spec.reduction == "max" and spec.max_start == "lowest" and not want_indices \
-                and self.window is None and not self.direct and not last and p.kernel > p.stride > 1 and p.out \
-                and (p.out - 1) * p.stride < p.length:
+                and self.window is None and not self.direct and not last and p.kernel > p.stride > 1 \
+                and direct_takes((p,)):
             self.pre_offsets = tuple(t * p.dilation - p.pad_begin for t in range(p.kernel))
             self.pre_edges = direct_edges(p)        # (position c holds the window starting at c - pb)
             self.axes = self.axes[:-1] + (axis_layout(replace(p, kernel=1, pad_begin=0, pad_end=0)),)
@@ -227,7 +227,7 @@ def _use_direct(plans) -> bool:
     force it on for every spec direct.py takes."""
     if all(p.kernel <= p.stride for p in plans):
         return True
-    return all(p.stride == 1 and p.out == p.length and len(direct_edges(p)) < p.length for p in plans)
+    return direct_in_place(plans) and all(len(direct_edges(p)) < p.length for p in plans)
 
 
 @functools.lru_cache(maxsize=64)
