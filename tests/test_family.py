@@ -3,8 +3,8 @@ AdaptiveMaxPool-8, and ReduceMean-1/ReduceMax-1 over exactly the spatial axes (g
 inputs Const layers whose values are in the .bin. Every model is saved by save_model with its weights; check must
 find it clean, count what it pools, find a planted wrong dim at its line; run --layer must equal the plugin (bit
 for bit for adaptive pools and ReduceMax; ReduceMean to float32 rounding, since the plugin's JIT Reduce adds in an
-order that follows the CPU's vector width). torch's adaptive pools are a second reference. .bin faults, one by
-one, are findings or IRErrors, never tracebacks."""
+order that follows its layout and the CPU's vector width, docs/exactness.md). torch's adaptive pools are a second
+reference. .bin faults, one by one, are findings or IRErrors, never tracebacks."""
 import re
 import subprocess
 import sys

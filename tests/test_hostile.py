@@ -1,6 +1,10 @@
 """Hostile and broken IR: every input ends in a Report or an IRError naming a line, never another exception."""
+import contextlib
+import io
 import pathlib
 import re
+import shutil
+import tempfile
 import tracemalloc
 
 import numpy as np
@@ -10,6 +14,7 @@ from hypothesis import strategies as st
 
 import irpool
 from irpool import IRError
+from irpool.cli import main
 
 SMALL = (pathlib.Path(__file__).parent.parent / "examples" / "small_net.xml").read_text()
 X = np.zeros((1, 4, 16, 16), np.float32)
@@ -111,12 +116,25 @@ def test_max_bytes_guard(tmp_path):
 ELEMENTS = re.compile(r"<(layer|port|dim|data|edge)\b[^>]*?(/>|>.*?</\1>)", re.S)
 
 
+FAMILY = ("MaxPool", "AvgPool", "ReduceMean", "ReduceMax", "AdaptiveAvgPool", "AdaptiveMaxPool", "Parameter",
+          "Result", "Const", "TensorIterator")
+
+
 @st.composite
-def mutants(draw):
-    text = SMALL
-    for _ in range(draw(st.integers(1, 4))):
-        how = draw(st.sampled_from(["attr", "dim", "delete", "duplicate", "cut"]))
-        if how == "attr":
+def mutants(draw, text=SMALL, most=4):
+    """`text` with 1..most mutations: an attribute or a dim given an odd value, an element deleted or doubled,
+    a layer given another type or opset, the document cut short."""
+    for _ in range(draw(st.integers(1, most))):
+        how = draw(st.sampled_from(["attr", "dim", "delete", "duplicate", "type", "cut"]))
+        if how == "type":
+            found = list(re.finditer(r'type="(\w+)" version="(\w*)"', text))
+            if not found:
+                continue
+            m = draw(st.sampled_from(found))
+            text = text[:m.start()] + f'type="{draw(st.sampled_from(FAMILY))}"' \
+                f' version="{draw(st.sampled_from(["opset1", "opset8", "opset14", "opset16", "opset99", ""]))}"' \
+                + text[m.end():]
+        elif how == "attr":
             attrs = list(re.finditer(r'(\w[\w-]*)="([^"]*)"', text))
             if not attrs:
                 continue
@@ -154,6 +172,39 @@ def test_fuzzed_ir_only_reports_or_raises_irerror(text):
         irpool.explain(text)
     except IRError:
         pass
+
+
+TORCH = pathlib.Path(__file__).parent.parent / "examples" / "torch_pools.xml"
+
+
+def _cli(args) -> int:
+    """irpool's command line in this process, its output thrown away: its exit status (any exception but
+    SystemExit propagates)."""
+    out, err = io.TextIOWrapper(io.BytesIO()), io.TextIOWrapper(io.BytesIO())
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            return main(args)
+        except SystemExit as e:
+            return e.code
+
+
+@pytest.mark.slow
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutants(TORCH.read_text(), most=8))
+def test_fuzzed_family_ir_through_the_command_line(text):
+    """The pooling family with its .bin (adaptive pools' shape inputs, global Reduce, MaxPool-14), mutated: every
+    command ends with exit 0, 1 or 2 and a report, never a traceback; run --layer raises only IRError."""
+    with tempfile.TemporaryDirectory() as d:
+        xml = pathlib.Path(d) / "m.xml"
+        xml.write_text(text)
+        shutil.copy(TORCH.with_suffix(".bin"), xml.with_suffix(".bin"))
+        for args in (["check", xml], ["check", "--format", "sarif", xml], ["check", "--diff", xml], ["explain", xml]):
+            assert _cli([str(a) for a in args]) in (0, 1, 2), args
+        for m in re.finditer(r'<layer id="([^"]*)" name="[^"]*" type="(?:Adaptive\w+|Reduce\w+|MaxPool)"', text):
+            try:
+                irpool.run(xml, np.zeros((1, 4, 15, 14), np.float32), layer=m.group(1))
+            except IRError:
+                pass
 
 
 def test_input_files_are_never_modified(tmp_path):

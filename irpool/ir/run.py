@@ -155,7 +155,8 @@ def _execute_family(layer: Layer, file, x, shape_input: tuple, threads) -> list:
                                      index_dtype=element_type(fl.index_type).dtype())
                 return [et.from_compute(y), i]
             return [et.from_compute(adaptive_pool(xc, fl.out_sizes, fl.reduction))]
-        # (the plugin's ReduceMean adds in an order that follows the CPU's vector width: no order is its own)
+        # (the plugin's ReduceMean adds in an order that follows its layout in the graph and the CPU's vector
+        # width: no order is its own, docs/exactness.md)
         spec = PoolSpec(kernel=x.shape[2:], reduction=fl.reduction, count="exclude_pad", sum_order="any")
         y = et.from_compute(pool(xc, spec, threads=threads))
         return [y if fl.keep_dims else y.reshape(x.shape[:2])]
