@@ -216,6 +216,5 @@ def test_input_files_are_never_modified(tmp_path):
     irpool.check(path)
     irpool.explain(path)
     irpool.run(path, np.load(xin))
-    from irpool.cli import main
     assert main(["run", str(path), "-i", f"image={xin}", "-o", str(tmp_path / "out.npz")]) == 0
     assert [(p.read_bytes(), p.stat().st_mtime_ns) for p in (path, xin)] == before

@@ -35,17 +35,21 @@ def takes(plans) -> bool:
     return all(p.out and (p.out - 1) * p.stride < p.length for p in plans)
 
 
+def offsets(p, inner: int = 1) -> list[int]:
+    """An axis's taps as offsets from position c, which holds the window starting at c - pad_begin, in flat
+    elements when positions of the axis are `inner` elements apart."""
+    return [(t * p.dilation - p.pad_begin) * inner for t in range(p.kernel)]
+
+
 @functools.lru_cache(maxsize=256)
 def edges(p) -> tuple:
     """The positions (o * stride) whose window on this axis reaches the padding, each with its landing
     positions: ((c, [c - pad_begin + t * dilation inside the input, ...]), ...)."""
-    out = []
+    out, taps = [], offsets(p)
     for o in range(p.out):
         c = o * p.stride
-        first, last = c - p.pad_begin, c - p.pad_begin + (p.kernel - 1) * p.dilation
-        if first < 0 or last >= p.length:
-            out.append((c, [first + t * p.dilation for t in range(p.kernel)
-                            if 0 <= first + t * p.dilation < p.length]))
+        if c + taps[0] < 0 or c + taps[-1] >= p.length:
+            out.append((c, [c + t for t in taps if 0 <= c + t < p.length]))
     return tuple(out)
 
 
@@ -82,8 +86,7 @@ class Direct:
         self.axes = []
         for a in _reduced(g.plans):
             p, inner = g.plans[a], math.prod(lengths[a + 1:])
-            self.axes.append(([(t * p.dilation - p.pad_begin) * inner for t in range(p.kernel)],
-                              (planes * math.prod(lengths[:a]), p.length, inner), edges(p)))
+            self.axes.append((offsets(p, inner), (planes * math.prod(lengths[:a]), p.length, inner), edges(p)))
         item = g.ctype.itemsize
         self.steps = (math.prod(lengths) * item,) + tuple(p.stride * math.prod(lengths[a + 1:]) * item
                                                           for a, p in enumerate(g.plans))
@@ -92,12 +95,12 @@ class Direct:
     def chunk(self, xs: np.ndarray, out: np.ndarray) -> None:
         """Reduce xs (m, S_1..S_n), C-contiguous, into out (m, O_1..O_n)."""
         cur, size, last = xs.reshape(-1), xs.size, len(self.axes) - 1
-        for i, (offsets, shape, edge) in enumerate(self.axes):
+        for i, (taps, shape, edge) in enumerate(self.axes):
             if self.in_place:       # (out is a chunk of the C-contiguous output: reshape gives a view of it)
                 dst = out.reshape(-1) if (last - i) % 2 == 0 else self.bufs[0]
             else:
                 dst = self.bufs[i % 2]
-            reduce_axis(self.op, cur, dst, size, offsets, shape, edge, self.identity)
+            reduce_axis(self.op, cur, dst, size, taps, shape, edge, self.identity)
             cur = dst
         if not self.in_place:
             _pick(cur, out, self.steps)

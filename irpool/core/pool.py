@@ -40,7 +40,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..errors import IRError
 from .direct import (Direct, buffers as direct_buffers, edges as direct_edges, in_place as direct_in_place,
-                     reduce_axis as direct_reduce_axis, takes as direct_takes)
+                     offsets as direct_offsets, reduce_axis as direct_reduce_axis, takes as direct_takes)
 from .layout import Layout, axis_layout, copy_rows, fold, word_copy
 from .shape import AxisPlan, plan
 from .spec import PoolSpec
@@ -197,7 +197,7 @@ class _Geometry:
         if PRE_REDUCE and spec.reduction == "max" and spec.max_start == "lowest" and not want_indices \
                 and self.window is None and not self.direct and not last and p.kernel > p.stride > 1 \
                 and direct_takes((p,)):
-            self.pre_offsets = tuple(t * p.dilation - p.pad_begin for t in range(p.kernel))
+            self.pre_offsets = tuple(direct_offsets(p))
             self.pre_edges = direct_edges(p)        # (position c holds the window starting at c - pb)
             self.axes = self.axes[:-1] + (axis_layout(replace(p, kernel=1, pad_begin=0, pad_end=0)),)
         ntaps = [len(a.taps) for a in self.axes]
