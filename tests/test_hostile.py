@@ -117,7 +117,7 @@ ELEMENTS = re.compile(r"<(layer|port|dim|data|edge)\b[^>]*?(/>|>.*?</\1>)", re.S
 
 
 FAMILY = ("MaxPool", "AvgPool", "ReduceMean", "ReduceMax", "AdaptiveAvgPool", "AdaptiveMaxPool", "Parameter",
-          "Result", "Const", "TensorIterator")
+          "Result", "Const", "TensorIterator", "ShapeOf", "Squeeze", "Range")
 
 
 @st.composite
@@ -175,6 +175,7 @@ def test_fuzzed_ir_only_reports_or_raises_irerror(text):
 
 
 TORCH = pathlib.Path(__file__).parent.parent / "examples" / "torch_pools.xml"
+MO2021 = TORCH.with_name("mo2021_pools.xml")       # global pools' axes folded from ShapeOf, Squeeze, Range
 
 
 def _cli(args) -> int:
@@ -188,23 +189,44 @@ def _cli(args) -> int:
             return e.code
 
 
-@pytest.mark.slow
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(mutants(TORCH.read_text(), most=8))
-def test_fuzzed_family_ir_through_the_command_line(text):
-    """The pooling family with its .bin (adaptive pools' shape inputs, global Reduce, MaxPool-14), mutated: every
-    command ends with exit 0, 1 or 2 and a report, never a traceback; run --layer raises only IRError."""
+def _layers_of(text, xml):
+    """run --layer of every family layer of a mutated file: IRError or outputs, nothing else."""
+    for m in re.finditer(r'<layer id="([^"]*)" name="[^"]*" type="(?:Adaptive\w+|Reduce\w+|MaxPool)"', text):
+        try:
+            irpool.run(xml, np.zeros((1, 4, 15, 14), np.float32), layer=m.group(1))
+        except IRError:
+            pass
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutants(MO2021.read_text(), most=4))
+def test_fuzzed_folded_shape_inputs_only_report_or_raise_irerror(text):
+    """Model Optimizer 2021.4's global pools, their Range, Squeeze and ShapeOf mutated (types, versions, dims, edges,
+    elements deleted or doubled): check reports, run --layer raises IRError at worst."""
     with tempfile.TemporaryDirectory() as d:
         xml = pathlib.Path(d) / "m.xml"
         xml.write_text(text)
-        shutil.copy(TORCH.with_suffix(".bin"), xml.with_suffix(".bin"))
+        shutil.copy(MO2021.with_suffix(".bin"), xml.with_suffix(".bin"))
+        outcome(xml)
+        _layers_of(text, xml)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("base", [TORCH, MO2021], ids=["torch_pools", "mo2021_pools"])
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_fuzzed_family_ir_through_the_command_line(base, data):
+    """The pooling family with its .bin (adaptive pools' shape inputs, global Reduce, MaxPool-14, axes folded from
+    Range), mutated: every command ends with exit 0, 1 or 2 and a report, never a traceback; run --layer raises
+    only IRError."""
+    text = data.draw(mutants(base.read_text(), most=8))
+    with tempfile.TemporaryDirectory() as d:
+        xml = pathlib.Path(d) / "m.xml"
+        xml.write_text(text)
+        shutil.copy(base.with_suffix(".bin"), xml.with_suffix(".bin"))
         for args in (["check", xml], ["check", "--format", "sarif", xml], ["check", "--diff", xml], ["explain", xml]):
             assert _cli([str(a) for a in args]) in (0, 1, 2), args
-        for m in re.finditer(r'<layer id="([^"]*)" name="[^"]*" type="(?:Adaptive\w+|Reduce\w+|MaxPool)"', text):
-            try:
-                irpool.run(xml, np.zeros((1, 4, 15, 14), np.float32), layer=m.group(1))
-            except IRError:
-                pass
+        _layers_of(text, xml)
 
 
 def test_input_files_are_never_modified(tmp_path):

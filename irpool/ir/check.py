@@ -19,7 +19,8 @@ from ..codes import severity
 from ..core import axis_names, plan
 from ..errors import IRError
 from ..opdefs import load
-from . import consts
+from . import consts, fold
+from .fold import MOST_KEPT, SHAPE_OPS
 from .consts import Const
 from .dims import DYNAMIC, compatible, lenient_dim, parse_shape, text
 from .elements import element_type
@@ -134,6 +135,7 @@ class _Net:
         self.index_ports = {}   # (layer id, port id) -> why OpenVINO refuses the layer if this output is used
         self.last_record = None  # explain: what the layer read last recorded
         self.consts = {}        # Const layer id -> Const (its <data>), for the shape inputs of the pooling family
+        self.shape_ops = {}     # layer id -> Layer of the ops fold.py folds into a shape input, and feeds their inputs
         self.bin = None         # the weights file those are read from (None: none known)
 
     def finding(self, code, message, line, layer=None, el=None, fix=None) -> None:
@@ -166,6 +168,8 @@ class _Net:
                     self.body(el, body)
             elif ltype == "Const":
                 self.consts[lid] = Const.of(el)
+            elif ltype in SHAPE_OPS and len(self.shape_ops) < MOST_KEPT:
+                self.shape_ops[lid] = _layer(el, [])        # (its problems are found below, as for any layer)
             elif ltype in FAMILY_TYPES:
                 self.layer(_layer(el, problems))
                 continue
@@ -349,27 +353,21 @@ class _Net:
         self.record(layer, x_dims, pl=pl, plans=plans, computed=computed)
 
     def family(self, layer: Layer, x_dims) -> None:
-        """An adaptive pool, or a reduction that may be a global pool, once its shape input's Const is known."""
+        """An adaptive pool, or a reduction that may be a global pool, once its shape input is known."""
         rank = None if x_dims is None else len(x_dims)
         shape_port = layer.inputs[1] if len(layer.inputs) == 2 else None
         src = self.feeds.get((layer.id, shape_port.id)) if shape_port else None
-        const = self.consts.get(src[0]) if src else None
         what = shape_input_name(layer)
-        are = "are" if what == "axes" else "is"
         try:
             if shape_port is None:
                 interpret_family(layer, self.file, rank, (), {})          # raises: not two inputs
-            if const is None:
-                self.finding("unchecked", f"its {what} {are} fed by {'no edge' if src is None else f'layer {src[0]}'},"
-                             " not by a Const: irpool cannot know the output", shape_port.line, layer)
-                return
             try:
-                values = consts.read(const, self.bin, self.file)
-            except consts.Missing as e:
-                self.finding("unchecked", f"its {what} {are} in Const id={const.id} name={const.name!r}, whose value is in"
-                             f" the weights file: {e}", shape_port.line, layer)
+                values, source = fold.shape_input(what, src, self.shape_ops, self.feeds, self.consts, self.bin,
+                                                  self.file)
+            except fold.Unknown as e:
+                self.finding("unchecked", str(e), shape_port.line, layer)
                 return
-            fl = interpret_family(layer, self.file, rank, values, const.where(self.file))
+            fl = interpret_family(layer, self.file, rank, values, source.where(self.file))
         except IRError as e:
             if e.code == "bad-weights":
                 e = e.located(**layer.where(self.file))
@@ -487,7 +485,7 @@ class _Net:
             edges = [e and (e.from_layer, e.from_port, e.to_layer, e.to_port) for e in edges]
         else:
             edges = list(zip(*ends))[:n]
-        waiting, index_ports, signature = self.waiting, self.index_ports, self.signature
+        waiting, index_ports, signature, shape_ops = self.waiting, self.index_ports, self.signature, self.shape_ops
         for el, e in zip(holder[:n], edges):            # (holder[i] would walk the children from the start)
             if e is None:
                 continue
@@ -495,14 +493,14 @@ class _Net:
                 self.early_edges.append(e + (line_of(el),))
                 continue
             fl, fp, tl, tp = e
-            if tl not in waiting and (fl, fp) not in index_ports:  # the common case, in the fewest steps:
+            if tl not in waiting and tl not in shape_ops and (fl, fp) not in index_ports:  # the common case:
                 a, b = signature(fl), signature(tl)                 # both ends declare the same dims
                 if a is not None and b is not None and a[3].get(fp, 0) == b[4].get(tp, 1):
                     continue
             self.edge(fl, fp, tl, tp, line_of(el))
 
     def edge(self, fl, fp, tl, tp, line) -> None:
-        if tl in self.waiting:
+        if tl in self.waiting or tl in self.shape_ops:
             self.feeds[(tl, tp)] = (fl, fp)
         why = self.index_ports.get((fl, fp))
         if why:

@@ -1,8 +1,9 @@
 """The rest of the pooling family as OpenVINO's converters write it: AdaptiveAvgPool-8 and AdaptiveMaxPool-8
 (torch's AdaptiveAvgPool2d/AdaptiveMaxPool2d), and ReduceMean-1/ReduceMax-1 over exactly the spatial axes
 (global pooling: torch's AdaptiveAvgPool2d(1), ONNX GlobalAveragePool, Keras GlobalAveragePooling2D). Their
-shape input (output_shape, axes) is a Const whose values are in the .bin; this module reads the layer given
-those values, and says what it outputs, as OpenVINO's op validation does (schemas/openvino.json)."""
+shape input (output_shape, axes) is a Const whose values are in the .bin, or a shape subgraph fold.py folds;
+this module reads the layer given those values, and says what it outputs, as OpenVINO's op validation does
+(schemas/openvino.json)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ class FamilyLayer:
     index_type: str = "i64"
     unknown: tuple = ()     # attribute names the op does not have (OpenVINO ignores them)
     lenient: tuple = ()     # values OpenVINO reads although they are not written as their type, in words
+    folded_from: str = ""   # the layer whose output the values were folded from (fold.py), when not a Const
 
     @property
     def kind(self) -> str:
@@ -51,13 +53,15 @@ class FamilyLayer:
         lines = []
         for i, name in enumerate(axis_names(n)):
             length = text(x_dims[2 + i]) if x_dims is not None else "?"
+            folded = f" (folded from {self.folded_from})" if self.folded_from else ""
             if self.family == "adaptive":
                 o = self.out_sizes[i]
-                lines.append(f"{name}: output_shape[{i}] = {o}; {length} in {o} bins [floor(i*{length}/{o}),"
+                lines.append(f"{name}: output_shape[{i}] = {o}{folded}; {length} in {o} bins [floor(i*{length}/{o}),"
                              f" ceil((i+1)*{length}/{o}))")
             else:
-                lines.append(f"{name}: {length} reduced to {'1' if self.keep_dims else 'nothing (keep_dims false)'}"
-                             f" by {self.layer.type} over axes {list(self.values)}, every spatial axis: a global pool")
+                to = "1" if self.keep_dims else "nothing (keep_dims false)"
+                lines.append(f"{name}: {length} reduced to {to} by {self.layer.type} over axes {list(self.values)}"
+                             f"{folded}, every spatial axis: a global pool")
         return lines
 
 
@@ -79,7 +83,9 @@ def interpret_family(layer: Layer, file, rank: int | None, values, const_where: 
             raise IRError(f"{op}: {e.reason}", code="bad-attribute", **where) from None
     values = tuple(int(v) for v in values)
     common = dict(layer=layer, op=op, family=d["family"], reduction=d["reduction"], outputs=d["outputs"], values=values,
-                  unknown=tuple(k for k in layer.data if k not in d["attributes"]), lenient=tuple(lenient))
+                  unknown=tuple(k for k in layer.data if k not in d["attributes"]), lenient=tuple(lenient),
+                  folded_from="" if const_where.get("layer_type", "Const") == "Const" else
+                  f"{const_where['layer_type']} id={const_where['layer_id']}")
     if d["family"] == "adaptive":
         if rank is not None and not 3 <= rank <= 5:
             raise IRError(f"{op} takes an input of rank 3, 4 or 5; input port {layer.inputs[0].id} has rank {rank}",

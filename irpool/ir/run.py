@@ -10,7 +10,7 @@ import numpy as np
 from ..core import PoolSpec, adaptive_pool, pool
 from ..errors import IRError
 from ..opdefs import load as load_defs
-from . import consts
+from . import consts, fold
 from .consts import Const
 from .dims import compatible, parse_shape, shape_text
 from .elements import element_type, of_dtype
@@ -114,21 +114,19 @@ def _check_declared_input(layer: Layer, file, x: np.ndarray) -> None:
                       **layer.where(file, layer.inputs[0].line))
 
 
-def _shape_input(layer: Layer, file, found: dict, edges: dict, bin_path) -> tuple:
-    """(values, where) of the Const that feeds a family layer's shape input, read from the weights file."""
+def _shape_input(layer: Layer, file, found: dict, ops: dict, edges: dict, bin_path) -> tuple:
+    """(values, where) of a family layer's shape input: the Const that feeds it, read from the weights file, or
+    the shape subgraph fold.py folds (ops: its layers by id; edges: (layer id, port id) -> (layer id, port id))."""
     what = shape_input_name(layer)
     if len(layer.inputs) != 2:
         interpret_family(layer, file, None, (), {})                 # raises: not two inputs
     src = edges.get((layer.id, layer.inputs[1].id))
-    const = found.get(src)
-    if const is None:
-        raise IRError(f"its {what} input is fed by {'no edge' if src is None else f'layer {src}'}, not by a Const:"
-                      " irpool cannot know it", code="unsupported", **layer.where(file, layer.inputs[1].line))
     try:
-        return consts.read(const, bin_path, file), const.where(file)
-    except consts.Missing as e:
-        raise IRError(f"its {what} are in Const id={const.id} name={const.name!r}: {e}", code="unchecked",
+        values, source = fold.shape_input(what, src, ops, edges, found, bin_path, file)
+    except fold.Unknown as e:
+        raise IRError(str(e), code="unchecked" if e.missing else "unsupported",
                       **layer.where(file, layer.inputs[1].line)) from None
+    return values, source.where(file)
 
 
 def _execute_family(layer: Layer, file, x, shape_input: tuple, threads) -> list:
@@ -289,18 +287,18 @@ class Program:
         """One pooling-family layer of a net, found by id (or, failing that, by name), to run alone on its data
         input; a shape input's Const is read from the weights file."""
         key = str(key)
-        by_id, by_name, pooling, found_consts, shape_edges = [], [], [], {}, {}
+        by_id, by_name, pooling, found_consts, shape_ops, shape_edges = [], [], [], {}, {}, {}
         for holder, n in doc.batches():
             if holder is None:
                 by_id.append(_layer(n, doc.problems))
                 continue
             if holder.tag == "edges":
-                wanted = {layer.id for layer in by_id + by_name}
+                wanted = {layer.id for layer in by_id + by_name} | shape_ops.keys()
                 for el in holder[:n]:
                     if el.get("to-layer") in wanted and belongs(el, holder, doc.problems):
                         edge = _edge(el, doc.problems)
                         if edge is not None:
-                            shape_edges[(edge.to_layer, edge.to_port)] = edge.from_layer
+                            shape_edges[(edge.to_layer, edge.to_port)] = (edge.from_layer, edge.from_port)
                 continue
             if holder.tag != "layers":
                 continue
@@ -309,6 +307,8 @@ class Program:
                     continue
                 if el.get("type") == "Const":
                     found_consts[el.get("id")] = Const.of(el)
+                elif el.get("type") in fold.SHAPE_OPS and len(shape_ops) < fold.MOST_KEPT:
+                    shape_ops[el.get("id")] = _layer(el, [])      # (kept to fold a shape input: fold.py)
                 if (el.get("type") in POOL_TYPES or el.get("type") in FAMILY_TYPES) and len(pooling) < 5:
                     pooling.append(f"id={el.get('id')} name={el.get('name')!r}")
                 if el.get("id") == key:
@@ -333,7 +333,8 @@ class Program:
         program = cls.__new__(cls)
         program.file, program.prepared, program.snippet, program.family = doc.file, {}, layer, None
         if is_family(layer):
-            program.family = _shape_input(layer, doc.file, found_consts, shape_edges, consts.bin_path(bin, doc.file))
+            program.family = _shape_input(layer, doc.file, found_consts, shape_ops, shape_edges,
+                                          consts.bin_path(bin, doc.file))
         return program
 
     def _add(self, el, problems):
