@@ -32,6 +32,11 @@ class Const:
         return cls(el.get("id"), el.get("name"), line_of(data if data is not None else el),
                    dict(data.attrib) if data is not None else {})
 
+    @property
+    def element_type(self) -> str:
+        """Its element_type as OpenVINO matches it ("i64"), "" when none is written."""
+        return (self.data.get("element_type") or "").strip().lower()
+
     def where(self, file, line=None) -> dict:
         return dict(file=file, line=line or self.line, layer_id=self.id, layer_name=self.name, layer_type="Const")
 
@@ -54,7 +59,7 @@ def read(const: Const, bin_path: str | None, file: str | None) -> np.ndarray:
     """The Const's values as a 1-D int64 array. Missing when there is no weights file; IRError (code
     bad-weights, naming the Const, the .bin and the byte range) when the <data> or the file is inconsistent."""
     d = const.data
-    et, text = (d.get("element_type") or "").strip().lower(), d.get("shape")
+    et, text = const.element_type, d.get("shape")
 
     def refused(why):
         return IRError(why, code="bad-weights", **const.where(file))

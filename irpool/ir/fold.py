@@ -13,7 +13,6 @@ from .parse import Layer
 
 MOST_STEPS = 32           # ops followed back from a shape input at most: a cycle, or not a shape computation
 MOST_KEPT = 1 << 14       # shape op layers a net keeps for folding, at most (memory stays flat on any file)
-SHAPE_OPS = frozenset(k for k in load("openvino")["shape_ops"] if k != "_doc")
 
 
 class Unfoldable(Exception):
@@ -64,7 +63,7 @@ def value(src: tuple, ops: dict, feeds: dict, found_consts: dict, bin_path, file
             raise Unfoldable(f"it is computed by more than {MOST_STEPS} ops (or a cycle)")
         const = found_consts.get(lid)
         if const is not None:
-            shape, et = const.data.get("shape") or "", (const.data.get("element_type") or "").strip().lower()
+            shape, et = const.data.get("shape") or "", const.element_type
             # (a Const feeding the shape input itself is read as ever: what it holds wrong is a bad-weights error)
             if steps[0] > 1 and (et not in consts.SHAPE_TYPES or "," in shape):
                 raise Unfoldable(f"Const id={lid} name={const.name!r} holds {et or '?'} of shape [{shape}]:"
@@ -129,3 +128,5 @@ def _range(layer: Layer, arg) -> np.ndarray:
 
 
 _EVALUATE = {"ShapeOf": _shape_of, "Squeeze": _squeeze, "Range": _range}
+# the ops the schema gives versions for and this module evaluates (one without the other is never folded)
+SHAPE_OPS = frozenset(k for k in load("openvino")["shape_ops"] if k in _EVALUATE)

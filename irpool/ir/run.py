@@ -285,7 +285,7 @@ class Program:
     @classmethod
     def one_layer(cls, doc: Document, key: str, bin=None) -> "Program":  # noqa: A002
         """One pooling-family layer of a net, found by id (or, failing that, by name), to run alone on its data
-        input; a shape input's Const is read from the weights file."""
+        input; its shape input is a Const read from the weights file, or folded from one (fold.py)."""
         key = str(key)
         by_id, by_name, pooling, found_consts, shape_ops, shape_edges = [], [], [], {}, {}, {}
         for holder, n in doc.batches():
