@@ -27,7 +27,7 @@ from irpool import IRError, PoolSpec, pool
 from bits import assert_same_bits
 from reference import ref_pool
 
-ort = pytest.importorskip("onnxruntime")
+ort = pytest.importorskip("onnxruntime", minversion="1.29")   # the semantics irpool follows: docs/onnx.md
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper  # noqa: E402
 

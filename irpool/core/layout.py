@@ -189,7 +189,9 @@ def copy_rows(dst: np.ndarray, src: np.ndarray) -> None:
 
 def _opaque(a: np.ndarray, k: int, row: int) -> np.ndarray:
     """`a` with its last k axes (contiguous, `row` bytes) as one void element each: a view, never a copy."""
-    flat = a.reshape(a.shape[:a.ndim - k] + (row // a.itemsize,), copy=False)
+    flat = a.reshape(a.shape[:a.ndim - k] + (row // a.itemsize,))   # (reshape's copy=False: numpy 2.1+)
+    if flat.flags.owndata:
+        raise ValueError("a copy")
     return flat.view(_void(row))[..., 0]
 
 
