@@ -1,7 +1,8 @@
 """ONNX pooling bit for bit against onnxruntime (CPU), on inputs full of ties of -0.0 and +0.0, NaN and
-infinities. onnxruntime's own loop (MaxPool with its Indices output, or dilated, or 1-D) keeps the first of tied
-elements, the one its index points at, and irpool does the same for every MaxPool; AveragePool sums from +0.0 in
-row-major order (NaN and -inf first taps aside without Indices: defect D). Where onnxruntime runs MLAS instead (2-D/3-D MaxPool without Indices and dilations), MLAS picks
+infinities. onnxruntime's own loop (MaxPool with its Indices output, or dilated) and MLAS's 1-D kernel keep the
+first of tied elements, the one its index points at, and irpool does the same for every MaxPool; AveragePool sums
+from +0.0 in row-major order (NaN and -inf first taps aside without Indices: defect D). Where MLAS runs a 2-D/3-D
+MaxPool without Indices and dilations, or its global kernel a 1-D window over the whole input (`_mlas`), it picks
 the sign of a -0.0/+0.0 tie in an order of its own (neither first nor last, measured on AMD EPYC): there the
 values are compared, and the sign of zero only where a window holds one sign of zero."""
 import numpy as np
@@ -40,14 +41,30 @@ def nodes(draw, op):
 
 
 def _mlas(attrs, x, outputs):
-    return outputs == 1 and x.ndim in (4, 5) and set(attrs.get("dilations", [1])) == {1}
+    """Where onnxruntime's MaxPool without Indices picks the sign of a zero tie in an order of its own: MLAS on
+    2-D/3-D, and MLAS's global kernel (float16 too) on a 1-D window over the whole input at stride 1, no pads."""
+    if outputs != 1 or set(attrs.get("dilations", [1])) != {1}:
+        return False
+    return x.ndim in (4, 5) or (attrs["kernel_shape"] == [x.shape[2]] and attrs["strides"] == [1]
+                                and attrs["pads"] == [0, 0])
 
 
 @pytest.mark.parametrize("op,outputs", [("MaxPool", 2), ("MaxPool", 1), ("AveragePool", 1)])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_onnx_pools_equal_onnxruntime_bit_for_bit(op, outputs, data):
-    attrs, x = data.draw(nodes(op))
+    compare(op, outputs, *data.draw(nodes(op)))
+
+
+@pytest.mark.parametrize("outputs", [1, 2])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_a_1d_window_over_the_whole_input(outputs, dtype):
+    """Found by a long run: without Indices MLAS's global kernel gave +0.0 for [-0.0, +0.0, +0.0, +0.0]."""
+    x = np.array([[[-0.0, 0.0, 0.0, 0.0]]], dtype)
+    compare("MaxPool", outputs, dict(kernel_shape=[4], strides=[1], pads=[0, 0]), x)
+
+
+def compare(op, outputs, attrs, x):
     if op == "MaxPool" and outputs == 1:
         # without Indices onnxruntime starts a window at the lowest value, so NaN and -inf never win; irpool keeps
         # a NaN or -inf first tap on both outputs (test_onnx_ort's defect D): compared on the other values
