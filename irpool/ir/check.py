@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import marshal
 import math
+from array import array
 from dataclasses import asdict, dataclass, field, replace
 
 from lxml import etree
@@ -25,9 +26,10 @@ from .consts import Const
 from .dims import DYNAMIC, compatible, lenient_dim, parse_shape, text
 from .elements import element_type
 from .family import FAMILY_TYPES, interpret_family, is_family, shape_input_name
+from .graph import ROOTS, Graph
 from .layers import POOL_TYPES, check_dims, interpret, is_pooling, type_refusal
-from .parse import (BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs,
-                    content_key, light_ports, line_of)
+from .parse import (_BIG_LINE, BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer,
+                    belongs, content_key, light_ports, line_of)
 from .table import Blocks, LayerTable
 
 
@@ -113,6 +115,15 @@ _EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in EDGE_END
 BODY_TYPES = ("TensorIterator", "Loop", "If")      # the ops whose <layer> holds nets
 _CLEAN_KEYS = 4096        # content keys remembered as clean, at most
 _SIGNATURES = 1 << 12     # distinct signatures kept as objects; past that, each new one goes to `spill`
+_GRAPH_TYPES = frozenset(ROOTS + ("Parameter",) + POOL_TYPES + FAMILY_TYPES)   # the layers graph.py is told of
+
+
+def _with_dicts(sig) -> tuple:
+    """A signature and, for the edges, its output and input ports as {id: raw dims} and its input ports'
+    positions as {id: position}."""
+    ins = sig[2]
+    positions = {ins[0][0]: 0} if len(ins) == 1 else {pid: i for i, (pid, _) in reversed(list(enumerate(ins)))}
+    return sig + (dict(sig[1]), dict(ins), positions)      # (a port id written twice: its first position)
 
 
 class _Net:
@@ -137,6 +148,7 @@ class _Net:
         self.consts = {}        # Const layer id -> Const (its <data>), for the shape inputs of the pooling family
         self.shape_ops = {}     # layer id -> Layer of the ops fold.py folds into a shape input, and feeds their inputs
         self.bin = None         # the weights file those are read from (None: none known)
+        self.graph = Graph()    # what read_model makes of the edges: cycles, ports without their edge (graph.py)
 
     def finding(self, code, message, line, layer=None, el=None, fix=None) -> None:
         """A finding, its severity from schemas/codes.json."""
@@ -190,7 +202,7 @@ class _Net:
                     self.layer(_layer(el, problems))
                     continue
             if new:
-                self.remember(lid, name, ltype, ports)
+                self.remember(lid, name, ltype, ports, el)
 
     def body(self, el, body) -> None:
         """A TensorIterator/Loop <body> or an If branch: a net of its own, checked by the same code."""
@@ -233,22 +245,27 @@ class _Net:
                 self.clean.clear()                          # a file of ever-new layers: memory stays flat
             self.clean[key] = (ports, self.last_record)
         if self.seen.row(layer.id) is None:
-            self.remember(layer.id, layer.name, layer.type, ports)
+            self.remember(layer.id, layer.name, layer.type, ports, layer.line)
 
-    def remember(self, lid, name, layer_type, ports) -> None:
-        """A new layer id: its name and signature, (type, output ports, input ports) as (id, raw dims) pairs."""
+    def remember(self, lid, name, layer_type, ports, where=None) -> None:
+        """A new layer id: its name and signature, (type, output ports, input ports) as (id, raw dims) pairs.
+        `where`: its line, or its element."""
         sig = (layer_type,) + ports
         number = self.signatures.get(sig)
         if number is None and len(self.by_number) < _SIGNATURES:
             number = self.signatures[sig] = len(self.by_number)
-            self.by_number.append(sig + (dict(ports[0]), dict(ports[1])))    # and the ports as dicts, for edges
+            self.by_number.append(_with_dicts(sig))
         elif number is None:        # a file of ever-new shapes: one record a layer, compressed (flat memory)
             data = marshal.dumps(sig)
             number = -1 - self.spill.append(len(data).to_bytes(4, "little") + data)
-        self.seen.add(lid, name, number)
+        row = self.seen.add(lid, name, number)
+        if layer_type in _GRAPH_TYPES:
+            self.graph.layer(row, layer_type, len(ports[1]), where if not hasattr(where, "tag") else line_of(where),
+                             layer_type not in ROOTS and layer_type != "Parameter")
 
     def signature(self, lid):
-        """(type, output ports, input ports, the same two as dicts) of a layer read so far, or None."""
+        """(type, output ports, input ports, the same two as dicts, input port positions) of a layer read so
+        far, or None."""
         row = self.seen.row(lid)
         return None if row is None else self._signature(self.seen.value[row])
 
@@ -259,8 +276,7 @@ class _Net:
         if sig is None:
             start = -1 - number
             size = int.from_bytes(self.spill.read(start, start + 4), "little")
-            sig = marshal.loads(self.spill.read(start + 4, start + 4 + size))
-            sig += (dict(sig[1]), dict(sig[2]))
+            sig = _with_dicts(marshal.loads(self.spill.read(start + 4, start + 4 + size)))
             if len(self.unspilled) >= 256:
                 self.unspilled.clear()
             self.unspilled[number] = sig
@@ -485,7 +501,11 @@ class _Net:
             edges = [e and (e.from_layer, e.from_port, e.to_layer, e.to_port) for e in edges]
         else:
             edges = list(zip(*ends))[:n]
-        waiting, index_ports, signature, shape_ops = self.waiting, self.index_ports, self.signature, self.shape_ops
+        waiting, index_ports, shape_ops = self.waiting, self.index_ports, self.shape_ops
+        row, value, signature, graph = self.seen.row, self.seen.value, self._signature, self.graph
+        ports = graph.ports
+        ports.extend(bytes(len(self.seen) - len(ports)))
+        rows = array("i")                               # (producer row, consumer row, line) of each edge
         for el, e in zip(holder[:n], edges):            # (holder[i] would walk the children from the start)
             if e is None:
                 continue
@@ -493,11 +513,22 @@ class _Net:
                 self.early_edges.append(e + (line_of(el),))
                 continue
             fl, fp, tl, tp = e
-            if tl not in waiting and tl not in shape_ops and (fl, fp) not in index_ports:  # the common case:
-                a, b = signature(fl), signature(tl)                 # both ends declare the same dims
-                if a is not None and b is not None and a[3].get(fp, 0) == b[4].get(tp, 1):
+            ra, rb = row(fl), row(tl)
+            if ra is not None and rb is not None:
+                a, b = signature(value[ra]), signature(value[rb])
+                i = b[5].get(tp)
+                if i is not None:                       # graph.edge, its common case written out (a third faster)
+                    line = el.sourceline
+                    if i < 8 and ra < rb and not ports[rb] >> i & 1 and line is not None and line < _BIG_LINE:
+                        ports[rb] |= 1 << i
+                        rows.extend((ra, rb, line))
+                    else:
+                        graph.edge(ra, rb, i, tp, line_of(el), rows)
+                if tl not in waiting and tl not in shape_ops and (fl, fp) not in index_ports \
+                        and a[3].get(fp, 0) == b[4].get(tp, 1):     # the common case: both ends declare the same dims
                     continue
             self.edge(fl, fp, tl, tp, line_of(el))
+        graph.batch(rows)
 
     def edge(self, fl, fp, tl, tp, line) -> None:
         if tl in self.waiting or tl in self.shape_ops:
@@ -530,9 +561,17 @@ class _Net:
         return None
 
     def finish(self) -> None:
-        """Edges read before the layers, then every waiting pooling layer, producers first."""
-        for e in self.early_edges:
-            self.edge(*e)
+        """Edges read before the layers, then every waiting pooling layer, producers first, then what read_model
+        would refuse in the graph."""
+        graph, rows = self.graph, array("i")
+        graph.ports.extend(bytes(len(self.seen) - len(graph.ports)))
+        for fl, fp, tl, tp, line in self.early_edges:
+            self.edge(fl, fp, tl, tp, line)
+            ra, rb = self.seen.row(fl), self.seen.row(tl)
+            positions = {} if rb is None else self._signature(self.seen.value[rb])[5]
+            if ra is not None and tp in positions:
+                graph.edge(ra, rb, positions[tp], tp, line, rows)
+        graph.batch(rows)
         for lid in list(self.waiting):
             stack = [lid]
             while stack:
@@ -548,6 +587,13 @@ class _Net:
                 stack.pop()
                 del self.waiting[cur]
                 self.pooling(layer, self.input_dims(layer, src))
+        if self.doc.is_snippet:
+            return
+        seen = self.seen
+        for row, message, line in graph.problems(len(seen), seen.id,
+                                                 lambda r: [pid for pid, _ in self._signature(seen.value[r])[2]]):
+            self.finding("bad-graph", message, line, el={"id": seen.id(row), "name": seen.name(row),
+                                                         "type": self._signature(seen.value[row])[0]})
 
     def input_dims(self, layer: Layer, src):
         """A waiting layer's input as OpenVINO infers it: from its producer where that says more."""

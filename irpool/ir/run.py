@@ -434,7 +434,7 @@ class Program:
                 before = source[row] >> 2 if source[row] >= 0 else -1
                 if before >= 0 and state[before] != 2:
                     if state[before] == 1:
-                        raise IRError("the layer's input depends on its own output (a cycle)", code="edge-mismatch",
+                        raise IRError("the layer's input depends on its own output (a cycle)", code="bad-graph",
                                       **self._view(row).where(self.file))
                     stack.append(before)
                     continue
