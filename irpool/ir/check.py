@@ -29,7 +29,7 @@ from .family import FAMILY_TYPES, interpret_family, is_family, shape_input_name
 from .graph import ROOTS, Graph
 from .layers import POOL_TYPES, check_dims, interpret, is_pooling, type_refusal
 from .parse import (_BIG_LINE, BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer,
-                    belongs, content_key, light_ports, line_of)
+                    belongs, content_key, light_ports, line_of, opened_source)
 from .table import Blocks, LayerTable
 
 
@@ -130,8 +130,11 @@ class _Net:
     """The state of checking one net: what an edge needs to know of every layer read so far, and the
     pooling layers that wait for the edges."""
 
-    def __init__(self, doc: Document, report: Report, path: str = ""):
+    def __init__(self, doc: Document, report: Report, path: str = "", wait=frozenset()):
         self.doc, self.file, self.report, self.path = doc, doc.file, report, path
+        self.wait = wait        # ids of pooling layers that wait for their producer although their input is static
+        self.relook = set()     # ids of pooling layers whose producer gives other dims than their declared input
+        self.joins = {}         # (id, port) of those -> the edge-mismatch of the edge into it, and its line
         self.seen = LayerTable()  # every layer: its id, name and signature (type, output ports, input ports)
         self.signatures = {}    # (type, ((output port id, raw dims), ...), (input ...)) -> its number
         self.by_number = []     # signature number -> signature + its ports as dicts, for the first _SIGNATURES
@@ -188,7 +191,7 @@ class _Net:
             if ltype == "Parameter" or ltype in POOL_TYPES:
                 key = content_key(el)
                 known = self.clean.get(key)
-                if known is None:
+                if known is None or lid in self.wait:
                     self.layer(_layer(el, problems), key)
                     continue
                 ports, rec = known
@@ -233,7 +236,7 @@ class _Net:
         elif is_pooling(layer):
             self.report.count(layer.type)
             x = layer.inputs[0].dims if len(layer.inputs) == 1 else []
-            if len(layer.inputs) == 1 and (not x or not all(isinstance(d, int) for d in x)):
+            if len(layer.inputs) == 1 and (not x or not all(isinstance(d, int) for d in x) or layer.id in self.wait):
                 self.waiting[layer.id] = layer
                 key = None                                  # its outcome depends on the edges
             else:
@@ -501,7 +504,7 @@ class _Net:
             edges = [e and (e.from_layer, e.from_port, e.to_layer, e.to_port) for e in edges]
         else:
             edges = list(zip(*ends))[:n]
-        waiting, index_ports, shape_ops = self.waiting, self.index_ports, self.shape_ops
+        waiting, index_ports, shape_ops, outputs = self.waiting, self.index_ports, self.shape_ops, self.outputs
         row, value, signature, graph = self.seen.row, self.seen.value, self._signature, self.graph
         ports = graph.ports
         ports.extend(bytes(len(self.seen) - len(ports)))
@@ -524,25 +527,47 @@ class _Net:
                         rows.extend((ra, rb, line))
                     else:
                         graph.edge(ra, rb, i, tp, line_of(el), rows)
-                if tl not in waiting and tl not in shape_ops and (fl, fp) not in index_ports \
-                        and a[3].get(fp, 0) == b[4].get(tp, 1):     # the common case: both ends declare the same dims
-                    continue
+                if tl not in waiting and tl not in shape_ops and (fl, fp) not in index_ports and fl not in waiting \
+                        and (fl, fp) not in outputs and a[3].get(fp, 0) == b[4].get(tp, 1):   # the common case:
+                    continue                                                    # both ends declare the same dims
             self.edge(fl, fp, tl, tp, line_of(el))
         graph.batch(rows)
 
     def edge(self, fl, fp, tl, tp, line) -> None:
         if tl in self.waiting or tl in self.shape_ops:
             self.feeds[(tl, tp)] = (fl, fp)
+        elif not self.path:
+            self.producer(fl, fp, tl, tp)
         why = self.index_ports.get((fl, fp))
         if why:
             src = self.info(fl)
             self.finding("bad-precision", f"{why} (edge {fl}:{fp} -> {tl}:{tp} uses it)", line,
                          el={"id": fl, "name": src and src[0], "type": src and src[1]})
         problem = self.edge_problem(fl, fp, tl, tp)
-        if problem:
+        if problem and tl in self.wait and " joins dims " in problem:
+            self.joins[(tl, tp)] = (problem, line)          # said in finish(), with what --fix writes
+        elif problem:
             dst = self.info(tl)
             self.finding("edge-mismatch", problem, line,
                          el={"id": tl, "name": dst[0], "type": dst[1]} if dst else None)
+
+    def producer(self, fl, fp, tl, tp) -> None:
+        """A pooling layer checked on its declared input, which its producer contradicts: OpenVINO computes it
+        from the producer's dims, so check takes it again, waiting for them (check's next pass)."""
+        dst = self.signature(tl)
+        if dst is None or dst[0] not in POOL_TYPES or not dst[2] or dst[2][0][0] != tp:
+            return
+        if fl in self.waiting:
+            self.relook.add(tl)                 # its producer's output is known once the edges are read
+            return
+        want = self.outputs.get((fl, fp), ())
+        if want == ():
+            src = self.signature(fl)
+            raw = src and src[3].get(fp)
+            want = [lenient_dim(t) for t in raw] if raw else None
+        have = [lenient_dim(t) for t in dst[2][0][1]]
+        if want is not None and have and (len(have) != len(want) or not all(map(compatible, have, want))):
+            self.relook.add(tl)
 
     def edge_problem(self, fl, fp, tl, tp) -> str | None:
         src, dst = self.signature(fl), self.signature(tl)
@@ -586,7 +611,12 @@ class _Net:
                     continue
                 stack.pop()
                 del self.waiting[cur]
-                self.pooling(layer, self.input_dims(layer, src))
+                x = self.input_dims(layer, src)
+                joined = self.joins.pop((cur, layer.inputs[0].id), None)
+                if joined:
+                    port = layer.inputs[0]
+                    self.finding("edge-mismatch", joined[0], joined[1], layer, fix=_fix(layer, port, x or [], "input"))
+                self.pooling(layer, x)
         if self.doc.is_snippet:
             return
         seen = self.seen
@@ -625,9 +655,31 @@ def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None) -> Rep
     The file streams: each top-level layer is checked as it is read and then kept only as its ports' dims,
     for the edges, so memory stays flat on files of any size (docs/memory.md).
     """
-    doc = Document(source, max_bytes=max_bytes)
-    report = Report(doc.file, explained=explain if callable(explain) else [] if explain else None)
-    net = _Net(doc, report)
+    opened = opened_source(source, max_bytes)
+    try:
+        sink, wait, settled = explain if callable(explain) else [] if explain else None, frozenset(), False
+        for n in range(_PASSES + 1):
+            opened[0].seek(0)
+            report, relook = _pass(source, opened, bin, wait, sink if settled or sink is None else None)
+            if relook <= wait or n >= _PASSES - 1:
+                if sink is None or settled:
+                    return report
+                settled = True                       # explain: one more pass, that records
+            wait = wait | relook
+        return report
+    finally:
+        opened[0].close()
+
+
+_PASSES = 8     # passes at most: a pool whose producer contradicts its declared input waits for it in the next
+
+
+def _pass(source, opened, bin, wait, explained):  # noqa: A002
+    """One reading of the document; the Report and the ids of pooling layers that should have waited for
+    their producer (`wait`: those that wait in this pass)."""
+    doc = Document(source, opened=opened)
+    report = Report(doc.file, explained=explained)
+    net = _Net(doc, report, wait=wait)
     net.bin = consts.bin_path(bin, doc.file)
     for holder, n in doc.batches():
         if holder is None:
@@ -642,7 +694,7 @@ def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None) -> Rep
     for line, message in doc.problems:
         report.findings.append(Finding("bad-structure", "error", message, line, file=doc.file))
     report.findings.sort(key=lambda f: (f.line or 0))
-    return report
+    return report, net.relook
 
 
 def _check_precisions(net: _Net, layer: Layer):
@@ -654,10 +706,16 @@ def _check_precisions(net: _Net, layer: Layer):
     return element_type(layer.inputs[0].precision) if layer.inputs else None
 
 
-def _fix(layer: Layer, port, computed) -> dict | None:
-    """What --fix writes for a shape-mismatch: every declared dim of the port that a known value contradicts."""
+def _fix(layer: Layer, port, computed, side="output") -> dict | None:
+    """What --fix writes for a shape-mismatch (an output port), or for an edge-mismatch into a pooling layer
+    (its input port, as its producer gives it): every declared dim of the port that a known value contradicts."""
+    if len(port.dims) != len(computed):
+        return None
     dims = [[i, c] for i, (d, c) in enumerate(zip(port.dims, computed)) if isinstance(c, int) and not compatible(d, c)]
-    return dict(layer_line=layer.line, port=port.id, dims=dims) if dims else None
+    fix = dict(layer_line=layer.line, port=port.id, dims=dims) if dims else None
+    if fix and side != "output":
+        fix["side"] = side
+    return fix
 
 
 def _spec_text_out(p, auto_pad: str):

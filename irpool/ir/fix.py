@@ -79,10 +79,12 @@ class _Edits:
         return self.layers.get((finding.fix["layer_line"], finding.layer_id))
 
     def port(self, finding) -> None:
-        """The dims of a finding's output port, and the input dims its edges join to them."""
+        """The dims of a finding's output port, and the input dims its edges join to them; or of an input port
+        (an edge-mismatch into a pooling layer)."""
         fix = finding.fix
         layer = self.layer(finding)
-        port = _port(layer, "output", fix["port"])
+        side = fix.get("side", "output")
+        port = _port(layer, side, fix["port"])
         if port is None:
             return
         dims = port.findall("dim")
@@ -90,7 +92,10 @@ class _Edits:
         old = {i: (dims[i].text or "").strip() for i, _ in fix["dims"] if i < len(dims)}
         said, line = self._set(port, fix["dims"], names)
         if said:
-            self.fixed.append(Fixed(line, f"fixed [shape-mismatch] {_who(layer)}: output port {fix['port']}: {said}"))
+            self.fixed.append(Fixed(line, f"fixed [{finding.code}] {_who(layer)}: {side} port {fix['port']}: {said}"
+                                          + (" (as its producer gives it)" if side == "input" else "")))
+        if side != "output":
+            return
         for target, tport in _joined(layer, fix["port"]):
             tdims = tport.findall("dim")
             if len(tdims) != len(dims):

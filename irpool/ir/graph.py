@@ -8,9 +8,10 @@ without the edge its port needs each make it fail (a MaxPool without its input e
 output depends on are not built, and nothing about their edges matters.
 
 Kept in flat memory while the edges stream: a byte a layer for its connected input ports, and every edge as
-three int32 (producer row, consumer row, line) in compressed blocks, read back only when a problem is possible
-(an edge that does not run forward in the file, two edges into one port, a port skipped or left without its
-edge)."""
+three int32 (producer row, consumer row, line), each the difference from the edge before and compressed (in an
+OpenVINO-written file these differences repeat, so they compress to almost nothing), read back only when a
+problem is possible (an edge that does not run forward in the file, two edges into one port, a port skipped or
+left without its edge)."""
 from __future__ import annotations
 
 from array import array
@@ -22,16 +23,55 @@ from .table import Blocks
 ROOTS = ("Result", "Assign")          # the layers the reader walks back from
 
 
+class Rows:
+    """Rows of three int32 appended in batches and read back whole: kept as each row's difference from the row
+    before, zlib-compressed (Blocks), so that rows that grow by steady steps cost almost nothing."""
+
+    def __init__(self):
+        self.blocks = Blocks()
+        self.pending = array("i")          # rows not yet encoded
+        self.last = np.zeros(3, np.int64)  # the last row encoded
+
+    def __len__(self) -> int:
+        return (len(self.blocks) + 4 * len(self.pending)) // 12
+
+    def add(self, rows: array) -> None:
+        self.pending.extend(rows)
+        if len(self.pending) >= 3 * 4096:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            r = np.frombuffer(self.pending, np.int32).reshape(-1, 3).astype(np.int64)
+            self.blocks.append(np.diff(r, axis=0, prepend=self.last[None]).astype(np.int32).tobytes())
+            self.last = r[-1]
+            self.pending = array("i")
+
+    def chunks(self, rows: int = 8192):
+        """The rows as (n, 3) int32 arrays of at most about `rows` rows, in order."""
+        self.flush()
+        last, step = np.zeros(3, np.int64), 12 * rows
+        for start in range(0, len(self.blocks), step):
+            d = np.frombuffer(self.blocks.read(start, min(start + step, len(self.blocks))), np.int32)
+            r = np.cumsum(d.reshape(-1, 3), axis=0, dtype=np.int64) + last
+            last = r[-1]
+            yield r.astype(np.int32)
+
+    def all(self) -> np.ndarray:
+        parts = list(self.chunks(1 << 20))
+        return np.concatenate(parts) if parts else np.zeros((0, 3), np.int32)
+
+
 class Graph:
     def __init__(self):
         self.ports = bytearray()      # row -> bit i set when the layer's input port i (in document order) has an edge
         self.wide = {}                # row -> the bits of its ports 8 and up
-        self.edges = Blocks()         # (producer row, consumer row, line) of every edge, int32
+        self.edges = Rows()           # (producer row, consumer row, line) of every edge
         self.backward = False         # an edge from a layer not listed before its consumer: a cycle is possible
         self.doubles = []             # (consumer row, port id, line) of an edge into a port that had one already
         self.roots = array("i")       # rows of Result and Assign layers, in document order
         self.params = array("i")      # rows of Parameter layers (the reader builds them first)
-        self.needs = Blocks()         # (row, number of input ports, line) of layers whose every port needs an edge
+        self.needs = Rows()           # (row, number of input ports, line) of layers whose every port needs an edge
 
     def layer(self, row: int, layer_type: str, inputs: int, line, needs_all: bool) -> None:
         """A new layer: a root, a Parameter, or a layer whose op needs an edge into each of its `inputs` ports."""
@@ -40,7 +80,7 @@ class Graph:
         elif layer_type == "Parameter":
             self.params.append(row)
         if needs_all or layer_type == "Result":
-            self.needs.append(array("i", (row, min(inputs, 8), line or 0)).tobytes())
+            self.needs.add(array("i", (row, min(inputs, 8), line or 0)))
 
     def edge(self, src: int, dst: int, position: int, port_id, line, rows: array) -> None:
         """An edge from layer row `src` into the input port `port_id` of row `dst`, at `position` among its ports;
@@ -63,7 +103,7 @@ class Graph:
     def batch(self, rows: array) -> None:
         """A batch's edges, as (producer row, consumer row, line) triples."""
         if rows:
-            self.edges.append(rows.tobytes())
+            self.edges.add(rows)
 
     def problems(self, rows: int, layer_id, port_ids) -> list:
         """(consumer row, message, line) of each problem read_model would refuse, in the layers an output depends
@@ -79,7 +119,7 @@ class Graph:
         del have
         if not (self.backward or self.doubles or gaps or unfed):
             return []
-        e = np.frombuffer(self.edges.read(0, len(self.edges)), np.int32).reshape(-1, 3)
+        e = self.edges.all()
         by_dst = np.argsort(e[:, 1], kind="stable")               # the edges into each layer, in document order
         src, lines = array("i", e[by_dst, 0].tobytes()), array("i", e[by_dst, 2].tobytes())
         starts = array("q", np.searchsorted(e[by_dst, 1], np.arange(rows + 1)).astype(np.int64).tobytes())
@@ -111,12 +151,10 @@ class Graph:
         return found
 
 
-def _unfed(needs: Blocks, have: np.ndarray):
+def _unfed(needs: Rows, have: np.ndarray):
     """(row, inputs, line) of each layer in `needs` whose first `inputs` ports do not all have an edge (`have`:
     the bits of the connected ports, a byte a layer), read a block of records at a time."""
-    step = 12 * 8192
-    for start in range(0, len(needs), step):
-        rec = np.frombuffer(needs.read(start, min(start + step, len(needs))), np.int32).reshape(-1, 3)
+    for rec in needs.chunks():
         full = (1 << rec[:, 1]) - 1
         for r, n, line in rec[have[rec[:, 0]] & full != full].tolist():
             yield r, n, line or None

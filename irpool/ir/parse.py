@@ -172,6 +172,12 @@ def _open(source, max_bytes: int):
     return io.BytesIO(data), file
 
 
+def opened_source(source, max_bytes: int = MAX_BYTES):
+    """(a seekable binary stream, its file name) of `source`, for a reader that reads it more than once
+    (Document's `opened`); the caller closes the stream."""
+    return _open(source, max_bytes)
+
+
 def _seekable(stream, max_bytes: int, file):
     """`stream` itself when it can seek, else a spooled copy of it (refused past max_bytes)."""
     try:
@@ -256,15 +262,18 @@ class Document:
     reading is done, `ir_version` once reading has begun; `problems` fills in as it goes. `batches()` hands over the top-level layers and edges in
     batches of whole elements and drops each batch from memory when the caller asks for the next."""
 
-    def __init__(self, source, *, max_bytes: int = MAX_BYTES):
-        self._stream, self.file = _open(source, max_bytes)
+    def __init__(self, source, *, max_bytes: int = MAX_BYTES, opened=None):
+        """`opened`: (a seekable stream at its start, its file name) that `source` was opened as already by
+        `opened_source`; the caller then closes it (so that it can be read again)."""
+        self._keep = opened is not None
+        self._stream, self.file = opened or _open(source, max_bytes)
         try:
             root_tag = _check_prolog(self._stream, self.file)
         except BaseException:
-            self._stream.close()
+            self._close()
             raise
         if root_tag is not None and root_tag not in (b"net", b"layer"):
-            self._stream.close()
+            self._close()
             raise IRError(f"root element is <{root_tag.decode('utf-8', 'replace')}>, not <net> or <layer>:"
                           " not OpenVINO IR", file=self.file, code="not-ir")
         self.is_snippet = root_tag == b"layer"
@@ -273,6 +282,10 @@ class Document:
         # Past line 65535 libxml2 finds an element's line from the blank text beside it (see line_of), so
         # a longer document keeps its blank text; a shorter one drops it, which parses twice as fast.
         self.keep_blank = _lines_over(self._stream, _BIG_LINE)
+
+    def _close(self) -> None:
+        if not self._keep:
+            self._stream.close()
 
     def _parse_error(self, e) -> IRError:
         return IRError(f"not well-formed XML: {e.msg}", file=self.file, line=e.lineno)
@@ -326,7 +339,7 @@ class Document:
                 if root is not None:
                     break
         finally:
-            self._stream.close()
+            self._close()
         if root is None or not isinstance(root.tag, str) or root.tag not in ("net", "layer"):
             raise IRError("no <net> or <layer> root element: not OpenVINO IR", file=self.file, code="not-ir")
         self.is_snippet = root.tag == "layer"       # the prolog peek may not have seen the root
