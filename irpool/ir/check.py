@@ -135,6 +135,7 @@ class _Net:
         self.wait = wait        # ids of pooling layers that wait for their producer although their input is static
         self.relook = set()     # ids of pooling layers whose producer gives other dims than their declared input
         self.joins = {}         # (id, port) of those -> the edge-mismatch of the edge into it, and its line
+        self.loose = []         # (message, line, who, consumer row) of edges with a missing end, judged in finish()
         self.seen = LayerTable()  # every layer: its id, name and signature (type, output ports, input ports)
         self.signatures = {}    # (type, ((output port id, raw dims), ...), (input ...)) -> its number
         self.by_number = []     # signature number -> signature + its ports as dicts, for the first _SIGNATURES
@@ -548,8 +549,11 @@ class _Net:
             self.joins[(tl, tp)] = (problem, line)          # said in finish(), with what --fix writes
         elif problem:
             dst = self.info(tl)
-            self.finding("edge-mismatch", problem, line,
-                         el={"id": tl, "name": dst[0], "type": dst[1]} if dst else None)
+            el = {"id": tl, "name": dst[0], "type": dst[1]} if dst else None
+            if " joins dims " in problem:
+                self.finding("edge-mismatch", problem, line, el=el)
+            else:                           # a missing end: an error only where the reader builds the consumer
+                self.loose.append((problem, line, el, self.seen.row(tl)))
 
     def producer(self, fl, fp, tl, tp) -> None:
         """A pooling layer checked on its declared input, which its producer contradicts: OpenVINO computes it
@@ -618,12 +622,22 @@ class _Net:
                     self.finding("edge-mismatch", joined[0], joined[1], layer, fix=_fix(layer, port, x or [], "input"))
                 self.pooling(layer, x)
         if self.doc.is_snippet:
+            for message, line, el, _ in self.loose:
+                self.finding("edge-mismatch", message, line, el=el)
             return
         seen = self.seen
-        for row, message, line in graph.problems(len(seen), seen.id,
-                                                 lambda r: [pid for pid, _ in self._signature(seen.value[r])[2]]):
+        found, built = graph.problems(len(seen), seen.id, lambda r: [pid for pid, _ in self._signature(seen.value[r])[2]],
+                                      ask=bool(self.loose))
+        for row, message, line in found:
             self.finding("bad-graph", message, line, el={"id": seen.id(row), "name": seen.name(row),
                                                          "type": self._signature(seen.value[row])[0]})
+        for message, line, el, row in self.loose:
+            if row is not None and built[row]:
+                self.finding("edge-mismatch", message, line, el=el)
+            else:
+                self.finding("unbuilt", f"{message}; OpenVINO's reader never builds"
+                             f" {'this layer' if row is not None else 'the layer it names'} (no Result depends on it),"
+                             " so it reads the file", line, el=el)
 
     def input_dims(self, layer: Layer, src):
         """A waiting layer's input as OpenVINO infers it: from its producer where that says more."""

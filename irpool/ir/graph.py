@@ -105,9 +105,10 @@ class Graph:
         if rows:
             self.edges.add(rows)
 
-    def problems(self, rows: int, layer_id, port_ids) -> list:
-        """(consumer row, message, line) of each problem read_model would refuse, in the layers an output depends
-        on. `rows`: how many layers the net has; `layer_id(row)`, and `port_ids(row)`: its input port ids in
+    def problems(self, rows: int, layer_id, port_ids, ask=False) -> tuple:
+        """([(consumer row, message, line)] of each problem read_model would refuse, in the layers an output
+        depends on; and which rows it builds, a byte a row, or None where nothing needed the walk and `ask` is
+        false). `rows`: how many layers the net has; `layer_id(row)`, and `port_ids(row)`: its input port ids in
         document order. Flat memory on a net of millions of layers too: arrays, no object a layer."""
         ports, wide = self.ports, self.wide
         ports.extend(bytes(max(0, rows - len(ports))))
@@ -117,8 +118,8 @@ class Graph:
         gaps |= {r for r in wide if mask(r) & (mask(r) + 1)}
         unfed = [(r, n, line) for r, n, line in _unfed(self.needs, have) if r not in gaps]
         del have
-        if not (self.backward or self.doubles or gaps or unfed):
-            return []
+        if not (self.backward or self.doubles or gaps or unfed or ask):
+            return [], None
         e = self.edges.all()
         by_dst = np.argsort(e[:, 1], kind="stable")               # the edges into each layer, in document order
         src, lines = array("i", e[by_dst, 0].tobytes()), array("i", e[by_dst, 2].tobytes())
@@ -148,7 +149,7 @@ class Graph:
             if built[row]:
                 found.append((row, f"{_ports(port_ids(row), range(n), mask(row))} no edge: read_model refuses the"
                                    " file (a MaxPool without its input edge crashed OpenVINO 2026.4.1's)", line))
-        return found
+        return found, built
 
 
 def _unfed(needs: Rows, have: np.ndarray):
