@@ -551,7 +551,7 @@ class _Net:
             dst = self.info(tl)
             el = {"id": tl, "name": dst[0], "type": dst[1]} if dst else None
             if " joins dims " in problem:
-                self.finding("edge-mismatch", problem, line, el=el)
+                self.finding("edge-mismatch", problem, line, el=el, fix=self.join_fix(fl, fp, tl, tp))
             else:                           # a missing end: an error only where the reader builds the consumer
                 self.loose.append((problem, line, el, self.seen.row(tl)))
 
@@ -572,6 +572,21 @@ class _Net:
         have = [lenient_dim(t) for t in dst[2][0][1]]
         if want is not None and have and (len(have) != len(want) or not all(map(compatible, have, want))):
             self.relook.add(tl)
+
+    def join_fix(self, fl, fp, tl, tp) -> dict | None:
+        """What --fix writes into the input port an edge joins to a Parameter or pooling layer's output: the dims
+        irpool computes for that output (the consumer is found by its id: `layer_line` None)."""
+        src, dst = self.signature(fl), self.signature(tl)
+        if src[0] not in ("Parameter",) + POOL_TYPES or self.path:
+            return None
+        want = self.outputs.get((fl, fp), ())
+        if want == ():
+            want = [lenient_dim(t) for t in src[3][fp]]
+        have = [lenient_dim(t) for t in dst[4][tp]]
+        if want is None or len(want) != len(have):
+            return None
+        dims = [[i, w] for i, (h, w) in enumerate(zip(have, want)) if isinstance(w, int) and not compatible(h, w)]
+        return dict(layer_line=None, port=tp, dims=dims, side="input") if dims else None
 
     def edge_problem(self, fl, fp, tl, tp) -> str | None:
         src, dst = self.signature(fl), self.signature(tl)

@@ -74,8 +74,12 @@ class _Edits:
         self.layers = {}
         for el in tree.iter("layer"):
             self.layers.setdefault((line_of(el), el.get("id")), el)
+        self.top = {el.get("id"): el for el in tree.iterfind("layers/layer")}
 
     def layer(self, finding):
+        """The finding's layer: by its line and id, or (`layer_line` None) by its id among the top-level layers."""
+        if finding.fix["layer_line"] is None:
+            return self.top.get(finding.layer_id)
         return self.layers.get((finding.fix["layer_line"], finding.layer_id))
 
     def port(self, finding) -> None:
