@@ -224,7 +224,10 @@ def test_interval_and_dynamic_rank_models_saved_by_openvino(seed, tmp_path):
         ov.save_model(model, path, compress_to_fp16=False)
         xml = path.read_bytes()
         report = irpool.check(xml)
-        assert report.ok, [str(f) for f in report.findings]
+        # clean as saved, but for a Parameter of dynamic rank: read_model reads it, compile_model refuses it
+        dynamic_rank = model.inputs[0].get_partial_shape().rank.is_dynamic
+        assert [f.code for f in report.errors()] == (["bad-rank"] if dynamic_rank else []), \
+            [str(f) for f in report.findings]
         built += 1
         k = int(rng.integers(0, len(pools)))
         shape = pools[k].output(0).get_partial_shape()
@@ -505,7 +508,7 @@ def test_findings_past_line_65535_have_their_own_lines():
     at = lambda needle: next(i + 1 for i, l in enumerate(lines) if needle in l)  # noqa: E731
     found = {(f.code, f.line) for f in irpool.check(text).findings}
     dim5 = next(i for i in range(at('name="late2"'), len(lines)) if lines[i - 1].strip() == "<dim>5</dim>")
-    assert {("bad-attribute", at('axis="9"')), ("edge-mismatch", at('to-layer="7"')), ("shape-mismatch", dim5),
+    assert {("bad-attribute", at('axis="9"')), ("unbuilt", at('to-layer="7"')), ("shape-mismatch", dim5),
             ("duplicate-id", at('name="twice"'))} <= found, (sorted(found), at('axis="9"'))
     assert min(line for _, line in found) > 65535
 

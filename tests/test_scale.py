@@ -135,6 +135,7 @@ def test_signatures_kept_as_bytes_give_the_same_findings(tmp_path):
         .replace('from-layer="20" from-port="1"', 'from-layer="20" from-port="7"') \
         .replace('to-layer="35"', 'to-layer="3500"')
     want = [str(f) for f in irpool.check(broken).findings]
-    assert [f.split("[")[1].split("]")[0] for f in want] == ["edge-mismatch"] * 3, want
+    # (no Result reads the chain: OpenVINO never builds it, so the two missing ends are unbuilt warnings)
+    assert [f.split("[")[1].split("]")[0] for f in want] == ["unbuilt", "edge-mismatch", "unbuilt"], want
     with mock.patch.object(check_module, "_SIGNATURES", 2):
         assert [str(f) for f in irpool.check(broken).findings] == want

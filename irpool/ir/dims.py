@@ -3,6 +3,8 @@ when unbounded (-1, ?, a..b, a.., ..b); a shape is a list of them, or None when 
 or a port with no <dim>)."""
 from __future__ import annotations
 
+import re
+
 from ..core.shape import interval_text
 from ..core.spec import MAX_DIM
 
@@ -35,11 +37,46 @@ def parse_dim(text: str):
 
 
 def lenient_dim(text):
-    """parse_dim, with an unreadable dim taken as fully dynamic (its own finding says why)."""
+    """A port's <dim> as OpenVINO reads it (port_dim), one it refuses taken as fully dynamic (its own finding
+    says why)."""
     try:
-        return parse_dim(text)
+        return port_dim(text)[0]
     except ValueError:
         return DYNAMIC
+
+
+_LEADING = re.compile(r"\s*([+-]?\d+)")
+_PLAIN_DIM = re.compile(r"\s*(-1|\d+|\d+\.\.\d*)\s*")
+_INT64 = 1 << 63
+
+
+def _leading(t: str):
+    """The integer at the start of `t`, as a C++ stream reads it (blanks, a sign, digits, the rest ignored);
+    None where there is none or it does not fit an int64."""
+    m = _LEADING.match(t)
+    if m is None or not -_INT64 <= int(m.group(1)) < _INT64:
+        return None
+    return int(m.group(1))
+
+
+def port_dim(text) -> tuple:
+    """A port's <dim> as OpenVINO's reader reads it (measured, 2026.4.1): (the dim, whether it is written
+    otherwise than OpenVINO writes dims). It takes the integer its text starts with ("8.9" and "8abc" are 8,
+    "0x8" is 0) or an interval "a..b" whose `a` reads so ("1..?" is 1 and up); it refuses, with ValueError,
+    a text that starts with no integer ("?", "..8", an empty <dim>), one below -1, or one past an int64."""
+    t = text or ""
+    lo_text, interval, hi_text = t.partition("..")
+    lo = _leading(lo_text)
+    if lo is None or lo < -1:
+        raise ValueError("read_model refuses it (\"dimension (" + t + ") in node dim must be greater or equal to -1\")")
+    odd = _PLAIN_DIM.fullmatch(t) is None
+    if not interval:
+        return (DYNAMIC if lo == -1 else lo), odd
+    hi = _leading(hi_text)
+    lo = max(lo, 0)
+    if hi is None or hi < 0 or hi < lo:
+        return (lo, None), odd or hi is not None
+    return (lo if lo == hi else (lo, hi)), odd
 
 
 def parse_shape(text: str) -> list | None:

@@ -60,6 +60,13 @@ def _table() -> dict:
     return table
 
 
+@lru_cache(maxsize=None)
+def spellings() -> frozenset:
+    """The precision texts OpenVINO's reader takes on an output port (measured, 2026.4.1): an element type's name
+    ("f32") or its precision ("FP32"), in that case exactly ("fp32", "F32" and "FP32 " are refused)."""
+    return frozenset(x for et in _table().values() for x in (et.name, et.precision))
+
+
 def element_type(text: str | None) -> ElementType | None:
     """The element type an element_type or precision attribute names (any case); None if OpenVINO has none."""
     return _table().get((text or "").strip().lower())

@@ -19,7 +19,8 @@ from importlib import resources
 from lxml import etree
 
 from ..errors import IRError
-from .dims import DYNAMIC, parse_dim
+from .dims import DYNAMIC, port_dim
+from .elements import spellings
 
 MAX_BYTES = 1 << 30       # default guard: a larger file is refused before it is read
 _PROLOG_PEEK = 1 << 20
@@ -48,6 +49,7 @@ class Layer:
     data_line: int
     inputs: list          # [Port]
     outputs: list         # [Port]
+    odd_dims: list = field(default_factory=list)   # (line, text, dim) of <dim>s OpenVINO reads otherwise
 
     def where(self, file: str | None, line: int | None = None) -> dict:
         """The location fields of an IRError or Finding for this layer."""
@@ -392,6 +394,7 @@ def _edge(el, problems) -> Edge | None:
 def _layer(el, problems) -> Layer:
     """A <layer> in full (but for the nets of a body: check reads those, as nets of their own)."""
     data, data_line, sections, odd = {}, line_of(el), {}, el.get("id") is None or el.get("type") is None
+    odd_dims = []
     for child in el:
         tag = child.tag
         if tag == "data":
@@ -405,12 +408,12 @@ def _layer(el, problems) -> Layer:
                 if p.tag != "port" or p.get("id") is None:
                     odd = True
                     continue
-                ports.append(_port(p, problems, el))
+                ports.append(_port(p, problems, el, odd_dims))
             sections[tag] = ports
     if odd:
         _validate(el, problems)
     return Layer(el.get("id"), el.get("name"), el.get("type"), el.get("version"), line_of(el), data, data_line,
-                 sections.get("input", []), sections.get("output", []))
+                 sections.get("input", []), sections.get("output", []), odd_dims)
 
 
 def content_key(el) -> tuple:
@@ -439,10 +442,10 @@ def light_ports(el):
     for section in el.iterchildren("input", "output"):
         if section.tag in sides:
             return None
-        ports = []
+        ports, out = [], section.tag == "output"
         for p in section:
             pid = p.get("id")
-            if pid is None or p.tag != "port":
+            if pid is None or p.tag != "port" or out and p.get("precision") not in spellings():
                 return None
             ports.append((pid, tuple([d.text for d in p if d.tag == "dim"])))
         if len(ports) > 1 and len({pid for pid, _ in ports}) != len(ports):
@@ -451,18 +454,23 @@ def light_ports(el):
     return sides.get("output", ()), sides.get("input", ())
 
 
-def _port(el, problems, layer) -> Port:
+def _port(el, problems, layer, lenient=None) -> Port:
+    """A <port>; `lenient` collects (line, text, dim) of each <dim> written otherwise than OpenVINO writes dims
+    but read by it."""
     dims, raw, lines = [], [], []
     for d in el.iterchildren("dim"):
         raw.append(d.text)
         lines.append(line_of(d))
         try:
-            dims.append(parse_dim(d.text))
+            dim, odd = port_dim(d.text)
         except ValueError as e:
             problems.append((line_of(d), f"layer id={layer.get('id')} name={layer.get('name')!r} port {el.get('id')}:"
-                                         f" <dim>{d.text}</dim> is not a dimension: {e} (an integer >= 0, -1 or ?"
-                                         " for dynamic, or an interval a..b)"))
-            dims.append(DYNAMIC)
+                                         f" <dim>{d.text if d.text is not None else ''}</dim> is not a dimension: {e}"
+                                         " (an integer >= 0, -1 for dynamic, or an interval a..b)"))
+            dim, odd = DYNAMIC, False
+        if odd and lenient is not None:
+            lenient.append((line_of(d), d.text, dim))
+        dims.append(dim)
     return Port(el.get("id"), el.get("precision"), el.get("names"), line_of(el), tuple(raw), tuple(lines), dims)
 
 
