@@ -224,10 +224,16 @@ def test_interval_and_dynamic_rank_models_saved_by_openvino(seed, tmp_path):
         ov.save_model(model, path, compress_to_fp16=False)
         xml = path.read_bytes()
         report = irpool.check(xml)
-        # clean as saved, but for a Parameter of dynamic rank: read_model reads it, compile_model refuses it
-        dynamic_rank = model.inputs[0].get_partial_shape().rank.is_dynamic
-        assert [f.code for f in report.errors()] == (["bad-rank"] if dynamic_rank else []), \
-            [str(f) for f in report.findings]
+        # clean as saved where compile_model takes it (it refuses a Parameter of dynamic rank, and an
+        # exclude-pad window in the padding on a dynamic axis, which read_model reads)
+        try:
+            CORE.compile_model(model, "CPU")
+            compiled = True
+        except RuntimeError:
+            compiled = False
+        assert report.ok == compiled, [str(f) for f in report.findings]
+        if not compiled:
+            continue
         built += 1
         k = int(rng.integers(0, len(pools)))
         shape = pools[k].output(0).get_partial_shape()
@@ -419,7 +425,7 @@ def _lenient_said_as_openvino_read_it(report, node, attr, kind, text):
     elif kind == "bool" and text is not None:
         odd = text.lower() not in ("true", "false", "1", "0")
         assert len(said) == odd, (attr, text, said)
-        assert not odd or (value is True and "reads it as true" in said[0]), (text, value, said)
+        assert not odd or f"keeps the default, {str(value).lower()}" in said[0], (text, value, said)
     else:
         assert not said, (attr, text, said)
 
@@ -508,7 +514,8 @@ def test_findings_past_line_65535_have_their_own_lines():
     at = lambda needle: next(i + 1 for i, l in enumerate(lines) if needle in l)  # noqa: E731
     found = {(f.code, f.line) for f in irpool.check(text).findings}
     dim5 = next(i for i in range(at('name="late2"'), len(lines)) if lines[i - 1].strip() == "<dim>5</dim>")
-    assert {("bad-attribute", at('axis="9"')), ("unbuilt", at('to-layer="7"')), ("shape-mismatch", dim5),
+    # (no Result reads layer 'late' or the edge into the missing layer 7: OpenVINO never builds them, so unbuilt)
+    assert {("unbuilt", at('axis="9"')), ("unbuilt", at('to-layer="7"')), ("shape-mismatch", dim5),
             ("duplicate-id", at('name="twice"'))} <= found, (sorted(found), at('axis="9"'))
     assert min(line for _, line in found) > 65535
 

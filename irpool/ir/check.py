@@ -137,6 +137,11 @@ class _Net:
         self.joins = {}         # (id, port) of those -> the edge-mismatch of the edge into it, and its line
         self.loose = []         # (message, line, who, consumer row) of edges with a missing end, judged in finish()
         self.bad_dims = set()   # signature numbers whose <dim>s odd_dims judged, to judge again at each layer
+        self.build_time = []    # indices of findings that OpenVINO makes only if its reader builds their layer
+        self.unless_used = {}   # (layer id, port id) -> (message, line, layer): a crash unless that output is used
+        self.param_types = {}   # (Parameter id, port id) -> its element_type where its port declares another
+        self.in_type = None     # the element type a waiting pooling layer's producer gives it, while it is checked
+        self.read_from_waiting = set()   # (layer id, port id) of the outputs of waiting layers that an edge reads
         self.seen = LayerTable()  # every layer: its id, name and signature (type, output ports, input ports)
         self.signatures = {}    # (type, ((output port id, raw dims), ...), (input ...)) -> its number
         self.by_number = []     # signature number -> signature + its ports as dicts, for the first _SIGNATURES
@@ -225,8 +230,8 @@ class _Net:
         findings, problems = len(self.report.findings), len(self.doc.problems)
         self.last_record = None
         _check_output_precisions(self, layer)
-        for line, t, dim in layer.odd_dims:
-            self.finding("lenient-attribute", f"OpenVINO reads <dim>{t}</dim> as {text(dim)}", line, layer)
+        for line, what in layer.notes:
+            self.finding("lenient-attribute", what, line, layer)
         for ports in (layer.inputs, layer.outputs):
             ids = [p.id for p in ports]
             for pid in sorted({i for i in ids if ids.count(i) > 1}):
@@ -235,17 +240,19 @@ class _Net:
         if layer.type == "Parameter":
             self.parameter(layer)
         elif is_family(layer) and not layer.inputs:
-            self.family(layer, None)                        # (refused: it needs its inputs)
+            self.pooling(layer, None)                       # (refused: it needs its inputs)
         elif is_family(layer):
             self.waiting[layer.id] = layer                  # its shape input is known once the edges are read
         elif is_pooling(layer):
             self.report.count(layer.type)
-            x = layer.inputs[0].dims if len(layer.inputs) == 1 else []
-            if len(layer.inputs) == 1 and (not x or not all(isinstance(d, int) for d in x) or layer.id in self.wait):
+            one = len(layer.inputs) == 1 or len(layer.inputs) > 1 and self.doc.ir_version == "10"
+            x = layer.inputs[0].dims if one else []
+            if one and (not x or not all(isinstance(d, int) for d in x) or layer.id in self.wait):
                 self.waiting[layer.id] = layer
                 key = None                                  # its outcome depends on the edges
             else:
                 self.pooling(layer, x)
+                self.in_type = None
         ports = (tuple((p.id, p.raw_dims) for p in layer.outputs), tuple((p.id, p.raw_dims) for p in layer.inputs))
         if key is not None and len(self.report.findings) == findings and len(self.doc.problems) == problems \
                 and len(self.index_ports) == indices:
@@ -275,7 +282,8 @@ class _Net:
             self.odd_dims(lid, name, layer_type, ports, where)
         row = self.seen.add(lid, name, number)
         if layer_type in _GRAPH_TYPES:
-            self.graph.layer(row, layer_type, len(ports[1]), where if not hasattr(where, "tag") else line_of(where),
+            inputs = len(ports[1]) if self.doc.ir_version != "10" else min(len(ports[1]), 1)   # (v10: extra ports)
+            self.graph.layer(row, layer_type, inputs, where if not hasattr(where, "tag") else line_of(where),
                              layer_type not in ROOTS and layer_type != "Parameter")
 
     def odd_dims(self, lid, name, layer_type, ports, el) -> bool:
@@ -341,7 +349,9 @@ class _Net:
         elif et.name in _PARAMETER_REFUSED:
             self.finding("bad-precision", f"Parameter element_type={et.name}: {_PARAMETER_REFUSED[et.name]}",
                          layer.data_line, layer)
-        if len(layer.outputs) > 1:
+        if et is not None and layer.outputs and element_type(layer.outputs[0].precision) != et:
+            self.param_types[(layer.id, layer.outputs[0].id)] = et      # OpenVINO takes element_type, not precision
+        if len(layer.outputs) > 1 and self.doc.ir_version != "10":
             self.finding("bad-structure", f"a Parameter has one output port, the layer declares {len(layer.outputs)}:"
                          " read_model refuses the file (\"node index is out of range\")", layer.line, layer)
         _check_precisions(self, layer)
@@ -373,12 +383,18 @@ class _Net:
 
     # -- pooling ------------------------------------------------------------------------------------------
     def pooling(self, layer: Layer, x_dims) -> None:
-        """Check a pooling layer on input dims `x_dims` (None: dynamic rank); remember what it outputs."""
+        """Check a pooling layer on input dims `x_dims` (None: dynamic rank); remember what it outputs. Its
+        errors but for declared dims are OpenVINO's only where its reader builds the layer (finish())."""
+        start = len(self.report.findings)
+        self._pooling(layer, x_dims)
+        self.build_time.extend(range(start, len(self.report.findings)))
+
+    def _pooling(self, layer: Layer, x_dims) -> None:
         if is_family(layer):
             return self.family(layer, x_dims)
         rank = None if x_dims is None else len(x_dims)
         try:
-            pl = interpret(layer, self.file, rank)
+            pl = interpret(layer, self.file, rank, self.doc.ir_version)
             check_dims(pl, x_dims, self.file)
         except IRError as e:
             self.finding(e.code, e.reason, e.line or layer.line, layer)
@@ -387,6 +403,7 @@ class _Net:
         self.attributes(layer, pl.op, pl.unknown, pl.lenient)
         x = layer.inputs[0]
         et = _check_precisions(self, layer)
+        et = self.in_type or et
         if et is not None:
             refusal = type_refusal(pl, et, channels=x_dims[1] if x_dims else None)
             if refusal:
@@ -396,9 +413,16 @@ class _Net:
                 refusal = type_refusal(pl, et, indices_used=True)
                 if refusal and refusal[0] == "bad-precision":
                     self.index_ports[(layer.id, layer.outputs[1].id)] = refusal[1]
-        if len(layer.outputs) != pl.outputs:
+        if len(layer.outputs) > pl.outputs and self.doc.ir_version != "10":     # (fewer: OpenVINO reads them)
             self.finding("bad-structure", f"{pl.op} has {pl.outputs} output port(s), the layer declares"
-                         f" {len(layer.outputs)}", layer.line, layer)
+                         f" {len(layer.outputs)}: read_model refuses the file (\"node index is out of range\")",
+                         layer.line, layer)
+        port = layer.outputs[1].id if len(layer.outputs) > 1 else None
+        if pl.crashes_unless_indices_used and (layer.id, port) not in self.read_from_waiting:
+            self.unless_used[(layer.id, port)] = (
+                f"{pl.op} with rounding_type ceil_torch and no dilations: OpenVINO 2026.4.1 reads it, and crashes"
+                " compiling it (a segmentation fault) when its indices output is not used", layer.data_line, layer)
+            self.index_ports.setdefault((layer.id, port), None)   # (so that the edges from it are looked at)
         if x_dims is None:                               # dynamic rank in: rank k + 2 out, every dim dynamic
             plans, computed = None, [DYNAMIC] * (pl.spec.ndim + 2)
         else:
@@ -452,7 +476,7 @@ class _Net:
         self.report.count(fl.kind)
         self.attributes(layer, fl.op, fl.unknown, fl.lenient)
         d = load("openvino")["ops"][fl.op]
-        et = _check_precisions(self, layer)
+        et = self.in_type or _check_precisions(self, layer)
         if et is not None and et.name not in d["input_types"]:
             by = "its op validation" if et.name in d.get("validation_refuses", ()) else "the CPU plugin, on any CPU"
             self.finding("bad-precision", f"{fl.op} on {et.name} is refused by {by} (it takes"
@@ -461,9 +485,10 @@ class _Net:
             self.finding("bad-precision", f"OpenVINO's CPU plugin does not compile {fl.op} with index_element_type"
                          f" {fl.index_type}, on any CPU (it takes {', '.join(d['compiled_index_types'])})",
                          layer.data_line, layer)
-        if len(layer.outputs) != fl.outputs:
+        if len(layer.outputs) > fl.outputs and self.doc.ir_version != "10":
             self.finding("bad-structure", f"{fl.op} has {fl.outputs} output port(s), the layer declares"
-                         f" {len(layer.outputs)}", layer.line, layer)
+                         f" {len(layer.outputs)}: read_model refuses the file (\"node index is out of range\")",
+                         layer.line, layer)
         computed = fl.output_dims(x_dims)
         how = fl.arithmetic(x_dims)
         for k, port in enumerate(layer.outputs[: fl.outputs]):
@@ -591,6 +616,9 @@ class _Net:
         elif not self.path:
             self.producer(fl, fp, tl, tp)
         why = self.index_ports.get((fl, fp))
+        self.unless_used.pop((fl, fp), None)
+        if fl in self.waiting:
+            self.read_from_waiting.add((fl, fp))
         if why:
             src = self.info(fl)
             self.finding("bad-precision", f"{why} (edge {fl}:{fp} -> {tl}:{tp} uses it)", line,
@@ -612,9 +640,9 @@ class _Net:
         dst = self.signature(tl)
         if dst is None or dst[0] not in POOL_TYPES or not dst[2] or dst[2][0][0] != tp:
             return
-        if fl in self.waiting:
-            self.relook.add(tl)                 # its producer's output is known once the edges are read
-            return
+        if fl in self.waiting or (fl, fp) in self.param_types:
+            self.relook.add(tl)                 # its producer's output is known once the edges are read, or its
+            return                              # type is the Parameter's element_type, not the port's precision
         want = self.outputs.get((fl, fp), ())
         if want == ():
             src = self.signature(fl)
@@ -682,18 +710,30 @@ class _Net:
                 stack.pop()
                 del self.waiting[cur]
                 x = self.input_dims(layer, src)
+                self.in_type = self.param_types.get(src)
                 joined = self.joins.pop((cur, layer.inputs[0].id), None)
                 if joined:
                     port = layer.inputs[0]
                     self.finding("edge-mismatch", joined[0], joined[1], layer, fix=_fix(layer, port, x or [], "input"))
                 self.pooling(layer, x)
+                self.in_type = None
+        for message, line, layer in self.unless_used.values():
+            self.build_time.append(len(self.report.findings))
+            self.finding("bad-attribute", message, line, layer)
         if self.doc.is_snippet:
             for message, line, el, _ in self.loose:
                 self.finding("edge-mismatch", message, line, el=el)
             return
-        seen = self.seen
+        seen, findings = self.seen, self.report.findings
+        late = [k for k in self.build_time if findings[k].severity == "error" and findings[k].code not in _DECLARED]
         found, built = graph.problems(len(seen), seen.id, lambda r: [pid for pid, _ in self._signature(seen.value[r])[2]],
-                                      ask=bool(self.loose))
+                                      ask=bool(self.loose or late))
+        for k in late:
+            f, row = findings[k], seen.row(findings[k].layer_id)
+            if row is not None and not built[row]:
+                findings[k] = replace(f, code="unbuilt", severity=severity("unbuilt"), fix=None, message=f"{f.message};"
+                                      " but OpenVINO's reader never builds this layer (no Result depends on it), so"
+                                      " it reads the file")
         for row, message, line in found:
             self.finding("bad-graph", message, line, el={"id": seen.id(row), "name": seen.name(row),
                                                          "type": self._signature(seen.value[row])[0]})
@@ -751,6 +791,7 @@ def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None) -> Rep
         opened[0].close()
 
 
+_DECLARED = ("shape-mismatch", "edge-mismatch")   # declared dims: wrong whether or not OpenVINO builds the layer
 _PASSES = 8     # passes at most: a pool whose producer contradicts its declared input waits for it in the next
 
 

@@ -79,7 +79,7 @@ def read(const: Const, bin_path: str | None, file: str | None) -> np.ndarray:
     span = f"bytes [{offset}, {offset + size})"
     if count > MOST_VALUES:
         raise refused(f"{span} of the .bin: shape [{count}] is too large for a shape input (at most {MOST_VALUES} values)")
-    if offset < 0 or size != count * itemsize:
+    if offset < 0 or size < count * itemsize:          # (a larger size: OpenVINO reads the first bytes)
         raise refused(f"{span} of the .bin: size {size} does not hold shape [{count}] of {et}"
                       f" ({count * itemsize} bytes)")
     if bin_path is None:
@@ -97,4 +97,4 @@ def read(const: Const, bin_path: str | None, file: str | None) -> np.ndarray:
         raise refused(f"cannot read {span} of {bin_path}: {e.strerror or e}") from None
     if len(raw) != size:
         raise refused(f"{span} of {bin_path}: only {len(raw)} bytes could be read")
-    return np.frombuffer(raw, dtype=SHAPE_TYPES[et]).astype(np.int64)
+    return np.frombuffer(raw[: count * itemsize], dtype=SHAPE_TYPES[et]).astype(np.int64)

@@ -62,9 +62,13 @@ def _table() -> dict:
 
 @lru_cache(maxsize=None)
 def spellings() -> frozenset:
-    """The precision texts OpenVINO's reader takes on an output port (measured, 2026.4.1): an element type's name
-    ("f32") or its precision ("FP32"), in that case exactly ("fp32", "F32" and "FP32 " are refused)."""
-    return frozenset(x for et in _table().values() for x in (et.name, et.precision))
+    """The precision texts OpenVINO's reader takes on an output port (measured on every spelling below, 2026.4.1):
+    an element type's name ("f32", "bin", "undefined") or its precision ("FP32", "BOOL", "UNSPECIFIED"), or
+    the name in capitals where that is not a float, boolean or dynamic ("I64", "U1", "NF4", "F8E4M3"), in that
+    case exactly ("fp32", "F32", "bool", "DYNAMIC" and "FP32 " are refused)."""
+    names = {et.name for et in _table().values()}
+    capitals = {n.upper() for n in names if n not in ("f16", "f32", "f64", "boolean", "dynamic")}
+    return frozenset(names | {et.precision for et in _table().values()} | capitals | {"bin", "undefined"})
 
 
 def element_type(text: str | None) -> ElementType | None:

@@ -19,6 +19,9 @@ POOL_TYPES = ("MaxPool", "AvgPool")
 _INT_PREFIX = re.compile(r"\s*(-?\d+)")
 _PLAIN_INT = re.compile(r"\s*-?\d+\s*")
 _PLAIN_BOOL = ("true", "false", "1", "0")
+_INT64 = 1 << 63
+_CLAMPED = ("strides", "dilations")       # past 2**31 - 1, read as MAX_DIM (the same output for any input irpool reads)
+_LOOSE_PADS = ("pads_begin", "pads_end")  # OpenVINO ignores them unless auto_pad is explicit
 
 
 @dataclass
@@ -30,6 +33,14 @@ class PoolLayer:
     unknown: list        # attribute names the op does not have (OpenVINO ignores them)
     index_type: str      # index_element_type, as an IR element type name
     lenient: list        # values not written as their type that OpenVINO reads anyway, said in words
+
+    @property
+    def crashes_unless_indices_used(self) -> bool:
+        """MaxPool-14 with ceil_torch and no dilations: OpenVINO 2026.4.1 crashes compiling it (a segmentation
+        fault) when its indices output is not used (measured: the ceil_torch branch of its MaxPool-14 to
+        MaxPool-8 conversion, convert_maxpool_downgrade.cpp)."""
+        return (self.op == "MaxPool-14" and self.spec.rounding == "ceil_torch"
+                and not self.layer.data.get("dilations", "").strip())
 
 
 def is_pooling(layer: Layer) -> bool:
@@ -71,8 +82,12 @@ def _parse_attr(name: str, text: str, definition: dict, spatial: int | None, len
         if "" in items:
             raise IRError(f'{name}="{text}": an empty item in the list')
         vals = [_int(name, text, item, lenient) for item in items]
-        for v in vals:
-            if v < definition.get("min", 0) or v > MAX_DIM:
+        if name in _LOOSE_PADS:
+            return tuple(vals)                          # judged once auto_pad is known (interpret)
+        for i, v in enumerate(vals):
+            if name in _CLAMPED and MAX_DIM < v < _INT64:
+                vals[i] = MAX_DIM                       # OpenVINO takes it; past any input, it acts as MAX_DIM
+            elif v < definition.get("min", 0) or v > MAX_DIM:
                 raise IRError(f'{name}="{text}": {v} is out of range [{definition.get("min", 0)}, {MAX_DIM}]')
         if vals and spatial is not None and len(vals) != spatial:
             raise IRError(f'{name}="{text}" has {len(vals)} values; the kernel has {spatial} spatial axes')
@@ -83,25 +98,32 @@ def _parse_attr(name: str, text: str, definition: dict, spatial: int | None, len
             raise IRError(f'{name}="{text}" is out of range')
         return v
     if t == "bool":
-        if text.lower() not in _PLAIN_BOOL:
-            lenient.append(f'{name}="{text}": OpenVINO reads it as true (only "false" and "0" are false)')
-        return text.lower() not in ("false", "0")      # anything else is true to OpenVINO, even "no"
+        if text.lower() not in _PLAIN_BOOL:            # "", "yes", " true": the op keeps its default
+            lenient.append(f'{name}="{text}": OpenVINO reads only true, false, 1 and 0 (any case), and keeps the'
+                           f' default, {str(definition["default"]).lower()}, for anything else')
+            return definition["default"]
+        return text.lower() in ("true", "1")
     v = text.lower()                                    # enums and element types: any case, no spaces
-    if t == "element" and v == v.strip() and element_type(v) is not None and element_type(v).name in definition["values"]:
+    if t == "element" and v == v.strip() and element_type(v) is not None and (
+            definition["values"] == "any" or element_type(v).name in definition["values"]):
         return element_type(v).name
+    if definition["values"] == "any":
+        raise IRError(f'{name}="{text}" is not an element type OpenVINO reads')
     if v not in definition["values"]:
         raise IRError(f'{name}="{text}" is not one of {", ".join(definition["values"])}')
     return v
 
 
-def interpret(layer: Layer, file: str | None, rank: int | None = -1) -> PoolLayer:
+def interpret(layer: Layer, file: str | None, rank: int | None = -1, ir_version: str | None = None) -> PoolLayer:
     """The layer's PoolSpec; IRError (with code and location) for anything OpenVINO would refuse.
 
-    `rank`: the input's rank, None when it is dynamic; by default the number of the input port's <dim>s."""
+    `rank`: the input's rank, None when it is dynamic; by default the number of the input port's <dim>s.
+    `ir_version` "10": ports past the op's own are allowed (OpenVINO's reader makes a port of each <port>
+    from IR v11 on, and refuses those the op has not: "node index is out of range")."""
     op = op_name(layer, file)
     definition = load("openvino")["ops"][op]
     where = layer.where(file, layer.data_line)
-    if len(layer.inputs) != 1:
+    if not layer.inputs or len(layer.inputs) > 1 and ir_version != "10":
         raise IRError(f"{op} takes exactly one input port, the layer has {len(layer.inputs)}",
                       code="bad-structure", **layer.where(file))
     if rank == -1:
@@ -127,6 +149,19 @@ def interpret(layer: Layer, file: str | None, rank: int | None = -1) -> PoolLaye
                                   f" has {rank - 2} spatial axes")
         except IRError as e:
             raise IRError(f"{op}: {e.reason}", code="bad-attribute", **where) from None
+    for name in _LOOSE_PADS:
+        vals = attrs.get(name) or ()
+        bad = [v for v in vals if not 0 <= v <= MAX_DIM]
+        if bad and attrs["auto_pad"] == "explicit":
+            raise IRError(f'{op}: {name}="{layer.data[name]}": {bad[0]} is out of range [0, {MAX_DIM}] (with'
+                          ' auto_pad explicit, OpenVINO refuses it)', code="bad-attribute", **where)
+        if bad:
+            lenient.append(f'{name}="{layer.data[name]}": out of range, but auto_pad {attrs["auto_pad"]} makes'
+                           " OpenVINO ignore it")
+            attrs[name] = tuple(0 for _ in vals)
+    if op == "AvgPool-16" and not attrs.get("dilations"):
+        raise IRError(f"{op} without dilations (or with an empty list): OpenVINO 2026.4.1 reads it, and crashes"
+                      " compiling it (a segmentation fault, whatever the input)", code="bad-attribute", **where)
     unknown = [k for k in layer.data if k not in defs]
     index_type = attrs.get("index_element_type", "i64")
     try:
@@ -145,9 +180,16 @@ def interpret(layer: Layer, file: str | None, rank: int | None = -1) -> PoolLaye
 
 
 def check_dims(pl: PoolLayer, dims, file: str | None) -> None:
-    """OpenVINO's refusals that depend on the input dims; a dynamic dim (an interval) is not judged, as
-    OpenVINO judges it only once the shape is known (at inference)."""
+    """OpenVINO's refusals that depend on the input dims (a dynamic dim, an interval, is not judged, as OpenVINO
+    judges it only once the shape is known, at inference), and exclude-pad's, which compile makes whatever
+    the dims."""
     spec = pl.spec
+    if spec.reduction == "avg" and spec.count == "exclude_pad" and spec.auto_pad == "explicit":
+        for i, (k, pb, pe) in enumerate(zip(spec.dilated_kernel, spec.pads_begin, spec.pads_end)):
+            if not (k > pb and k > pe):                 # (read_model on a static axis, compile on a dynamic one)
+                raise IRError(f"{pl.op}: with exclude-pad, the (dilated) kernel {k} of spatial axis {i} must be"
+                              f" larger than its pads ({pb}, {pe}): a window would lie entirely in the padding",
+                              code="bad-attribute", **pl.layer.where(file, pl.layer.data_line))
     if dims is None:
         return
     for axis, what in ((0, "Batch size"), (1, "Channel count")):
@@ -155,12 +197,16 @@ def check_dims(pl: PoolLayer, dims, file: str | None) -> None:
             raise IRError(f"{pl.op}: {what} is zero: OpenVINO refuses an input of shape"
                           f" [{','.join(str(d) if isinstance(d, int) else '?' for d in dims)}]",
                           code="bad-shape", **pl.layer.where(file, pl.layer.inputs[0].line))
-    if spec.reduction == "avg" and spec.count == "exclude_pad" and spec.auto_pad == "explicit":
+    if spec.auto_pad in ("explicit", "valid"):
         for i, (k, pb, pe) in enumerate(zip(spec.dilated_kernel, spec.pads_begin, spec.pads_end)):
-            if isinstance(dims[2 + i], int) and not (k > pb and k > pe):
-                raise IRError(f"{pl.op}: with exclude-pad, the (dilated) kernel {k} of spatial axis {i} must be"
-                              f" larger than its pads ({pb}, {pe}): a window would lie entirely in the padding",
-                              code="bad-attribute", **pl.layer.where(file, pl.layer.data_line))
+            d = dims[2 + i]
+            hi = d[1] if isinstance(d, tuple) else None
+            pads = pb + pe if spec.auto_pad == "explicit" else 0
+            if hi is not None and hi + pads < k:        # (a static dim is the core's to judge, with the arithmetic)
+                raise IRError(f"{pl.op}: spatial axis {i} is at most {hi} long, {hi + pads} padded, smaller than the"
+                              f" (dilated) kernel {k} whatever the input: compile_model refuses it (\"Kernel after"
+                              " dilation has size ... larger than the data shape after padding\")",
+                              code="bad-shape", **pl.layer.where(file, pl.layer.inputs[0].line))
 
 
 def type_refusal(pl: PoolLayer, et, indices_used: bool = False, channels=None) -> tuple[str, str] | None:

@@ -19,7 +19,7 @@ from importlib import resources
 from lxml import etree
 
 from ..errors import IRError
-from .dims import DYNAMIC, port_dim
+from .dims import DYNAMIC, port_dim, text
 from .elements import spellings
 
 MAX_BYTES = 1 << 30       # default guard: a larger file is refused before it is read
@@ -49,7 +49,7 @@ class Layer:
     data_line: int
     inputs: list          # [Port]
     outputs: list         # [Port]
-    odd_dims: list = field(default_factory=list)   # (line, text, dim) of <dim>s OpenVINO reads otherwise
+    notes: list = field(default_factory=list)   # (line, what): what OpenVINO reads otherwise than it is written
 
     def where(self, file: str | None, line: int | None = None) -> dict:
         """The location fields of an IRError or Finding for this layer."""
@@ -137,6 +137,7 @@ def _validate(el, problems) -> None:
 _PARSER_OPTIONS = dict(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
                        huge_tree=False, remove_comments=True, remove_pis=True, collect_ids=False)
 IR_VERSIONS = ("10", "11")
+_VERSION = re.compile(r"\s*\+?(\d+)\s*")      # read as an unsigned number: "010", "+11", " 11"; not "11.0" or "-1"
 BODIES = ("body", "then_body", "else_body")       # a TensorIterator/Loop body, an If's two branches: nets
 REQUIRED = ("id", "name", "type", "version")       # on every layer of a net, or read_model refuses the file
 
@@ -295,8 +296,9 @@ class Document:
     def _version(self, root) -> None:
         """The <net> version: OpenVINO 2022.1 and later read IR v10 and v11 only."""
         v = root.get("version")
-        self.ir_version = v
-        if v is None or v.strip() not in IR_VERSIONS:
+        m = _VERSION.fullmatch(v or "")
+        self.ir_version = str(int(m.group(1))) if m else v      # "010" and "+11" are 10 and 11 (measured)
+        if v is None or self.ir_version not in IR_VERSIONS:
             old = " (IR v7 and older: OpenVINO 2022.1 and later do not read them)" \
                 if v is not None and v.strip().isdigit() and int(v) < 10 else ""
             raise IRError(f'<net version="{v}">: OpenVINO reads IR versions 10 and 11 only{old}'
@@ -394,11 +396,12 @@ def _edge(el, problems) -> Edge | None:
 def _layer(el, problems) -> Layer:
     """A <layer> in full (but for the nets of a body: check reads those, as nets of their own)."""
     data, data_line, sections, odd = {}, line_of(el), {}, el.get("id") is None or el.get("type") is None
-    odd_dims = []
+    notes = []
     for child in el:
         tag = child.tag
-        if tag == "data":
-            odd = odd or "data" in sections
+        if tag == "data" and "data" in sections:     # OpenVINO reads the first <data> and ignores the others
+            notes.append((line_of(child), "a second <data> element, which OpenVINO ignores (it reads the first)"))
+        elif tag == "data":
             sections["data"] = ()
             data, data_line = dict(child.attrib), line_of(child)
         elif tag == "input" or tag == "output":
@@ -408,12 +411,12 @@ def _layer(el, problems) -> Layer:
                 if p.tag != "port" or p.get("id") is None:
                     odd = True
                     continue
-                ports.append(_port(p, problems, el, odd_dims))
+                ports.append(_port(p, problems, el, notes))
             sections[tag] = ports
     if odd:
         _validate(el, problems)
     return Layer(el.get("id"), el.get("name"), el.get("type"), el.get("version"), line_of(el), data, data_line,
-                 sections.get("input", []), sections.get("output", []), odd_dims)
+                 sections.get("input", []), sections.get("output", []), notes)
 
 
 def content_key(el) -> tuple:
@@ -454,9 +457,9 @@ def light_ports(el):
     return sides.get("output", ()), sides.get("input", ())
 
 
-def _port(el, problems, layer, lenient=None) -> Port:
-    """A <port>; `lenient` collects (line, text, dim) of each <dim> written otherwise than OpenVINO writes dims
-    but read by it."""
+def _port(el, problems, layer, notes=None) -> Port:
+    """A <port>; `notes` collects (line, what) of each <dim> written otherwise than OpenVINO writes dims but
+    read by it."""
     dims, raw, lines = [], [], []
     for d in el.iterchildren("dim"):
         raw.append(d.text)
@@ -468,8 +471,8 @@ def _port(el, problems, layer, lenient=None) -> Port:
                                          f" <dim>{d.text if d.text is not None else ''}</dim> is not a dimension: {e}"
                                          " (an integer >= 0, -1 for dynamic, or an interval a..b)"))
             dim, odd = DYNAMIC, False
-        if odd and lenient is not None:
-            lenient.append((line_of(d), d.text, dim))
+        if odd and notes is not None:
+            notes.append((line_of(d), f"OpenVINO reads <dim>{d.text}</dim> as {text(dim)}"))
         dims.append(dim)
     return Port(el.get("id"), el.get("precision"), el.get("names"), line_of(el), tuple(raw), tuple(lines), dims)
 
