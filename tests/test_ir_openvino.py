@@ -157,3 +157,32 @@ def test_windows_that_do_not_overlap_run_like_openvino_on_large_inputs(tmp_path)
         for a, b in zip(got, want):
             assert_same_bits(a, b, cfg)
     assert compared >= 30 and through >= 10, (compared, through)
+
+
+@pytest.mark.parametrize("index_type", ["i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f16", "f32"])
+def test_run_refuses_the_index_types_the_plugin_compiles_but_cannot_run(index_type, tmp_path):
+    """read_model and compile take MaxPool-8 with any index_element_type (check is clean); inference of a net
+    that reads the indices fails on some (the plugin's reference MaxPool), and run refuses exactly those,
+    equal to the plugin on the rest."""
+    from pathlib import Path
+    small = (Path(__file__).parent.parent / "examples" / "small_net.xml").read_text()
+    path = tmp_path / "idx.xml"
+    precision = {"f16": "FP16", "f32": "FP32"}.get(index_type, index_type.upper())
+    path.write_text(small.replace('index_element_type="i64"', f'index_element_type="{index_type}"')
+                    .replace('<port id="2" precision="I64">', f'<port id="2" precision="{precision}">')
+                    .replace('<port id="0" precision="I64">', f'<port id="0" precision="{precision}">'))
+    assert irpool.check(path).ok
+    x = np.random.default_rng(3).random((1, 4, 16, 16)).astype(np.float32)
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(path), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    try:
+        result = compiled([x])
+    except RuntimeError:
+        with pytest.raises(irpool.IRError, match="fails running it"):
+            irpool.run(path, {"image": x})
+        return
+    want = [result[o] for o in compiled.outputs]
+    got = list(irpool.run(path, {"image": x}).values())
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert_same_bits(g, w)

@@ -68,6 +68,9 @@ def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = Non
     return load(source, max_bytes=max_bytes, layer=layer, bin=bin).run(inputs, threads)
 
 
+_RUN_INDEX_TYPES = ("i16", "u16", "i32", "u32", "i64", "u64")   # the MaxPool indices the CPU plugin runs
+
+
 def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True, key=None) -> list:
     """One pooling layer on an array, computed in the type OpenVINO's CPU plugin computes its type in.
     `prepared`: (layer id, rank) -> its PoolLayer, and the input shapes and types already checked, kept between
@@ -81,6 +84,11 @@ def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = Tru
     et = _checked_before(prepared, key + (x.shape, x.dtype), lambda: _checked(layer, file, x, pl))
     try:
         if pl.outputs == 2 and indices:
+            if pl.index_type not in _RUN_INDEX_TYPES:
+                raise IRError(f"{pl.op} with index_element_type {pl.index_type}: OpenVINO's CPU plugin compiles it,"
+                              " and fails running it when its indices output is used (\"Reference node ..."
+                              " evaluation failed\"; it runs i16, u16, i32, u32, i64 and u64 indices; measured,"
+                              " 2026.4.1)", code="bad-precision")
             y, i = pool(et.to_compute(x), pl.spec, indices=True, threads=threads)
             return [et.from_compute(y), i.astype(element_type(pl.index_type).dtype(), copy=False)]
         return [et.from_compute(pool(et.to_compute(x), pl.spec, threads=threads))]
