@@ -25,6 +25,7 @@ from .consts import Const
 from .dims import DYNAMIC, compatible, lenient_dim, parse_shape, text
 from .elements import element_type
 from .family import FAMILY_TYPES, interpret_family, is_family, shape_input_name
+from .eltypes import TypeVerdicts
 from .layers import POOL_TYPES, check_dims, interpret, is_pooling, type_refusal
 from .parse import (BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs,
                     content_key, light_ports, line_of)
@@ -133,6 +134,7 @@ class _Net:
         self.feeds = {}         # (layer id, input port id) -> (layer id, output port id), for waiting layers
         self.outputs = {}       # (layer id, port id) -> dims (None: dynamic rank) where the ports do not say it
         self.index_ports = {}   # (layer id, port id) -> why OpenVINO refuses the layer if this output is used
+        self.types = TypeVerdicts()  # element-type verdicts that wait for the edges (eltypes.py)
         self.last_record = None  # explain: what the layer read last recorded
         self.consts = {}        # Const layer id -> Const (its <data>), for the shape inputs of the pooling family
         self.shape_ops = {}     # layer id -> Layer of the ops fold.py folds into a shape input, and feeds their inputs
@@ -212,6 +214,7 @@ class _Net:
             for pid in sorted({i for i in ids if ids.count(i) > 1}):
                 self.finding("duplicate-id", f"port id {pid} appears {ids.count(pid)} times", layer.line, layer)
         indices = len(self.index_ports)
+        waits = is_pooling(layer) and self.types.waits(layer)
         if layer.type == "Parameter":
             self.parameter(layer)
         elif is_family(layer) and not layer.inputs:
@@ -228,7 +231,7 @@ class _Net:
                 self.pooling(layer, x)
         ports = (tuple((p.id, p.raw_dims) for p in layer.outputs), tuple((p.id, p.raw_dims) for p in layer.inputs))
         if key is not None and len(self.report.findings) == findings and len(self.doc.problems) == problems \
-                and len(self.index_ports) == indices:
+                and len(self.index_ports) == indices and not waits and layer.id not in self.types.params:
             if len(self.clean) >= _CLEAN_KEYS:
                 self.clean.clear()                          # a file of ever-new layers: memory stays flat
             self.clean[key] = (ports, self.last_record)
@@ -277,6 +280,7 @@ class _Net:
             self.finding("bad-attribute", f'Parameter element_type="{et_text}" is not an element type OpenVINO'
                          " reads", layer.data_line, layer)
         _check_precisions(self, layer)
+        self.types.parameter(layer)
         if "shape" not in layer.data:
             return
         try:
@@ -317,7 +321,9 @@ class _Net:
         x = layer.inputs[0]
         et = _check_precisions(self, layer)
         if et is not None:
-            refusal = type_refusal(pl, et, channels=x_dims[1] if x_dims else None)
+            refusal = None if self.types.pool(pl, et, x_dims, x.line, layer) else type_refusal(
+                pl, et, channels=x_dims[1] if x_dims else None,
+                static=x_dims is not None and all(isinstance(d, int) for d in x_dims))
             if refusal:
                 code, why = refusal
                 self.finding(code, why, x.line, layer)
@@ -486,6 +492,7 @@ class _Net:
         else:
             edges = list(zip(*ends))[:n]
         waiting, index_ports, signature, shape_ops = self.waiting, self.index_ports, self.signature, self.shape_ops
+        types = self.types
         for el, e in zip(holder[:n], edges):            # (holder[i] would walk the children from the start)
             if e is None:
                 continue
@@ -493,13 +500,15 @@ class _Net:
                 self.early_edges.append(e + (line_of(el),))
                 continue
             fl, fp, tl, tp = e
-            if tl not in waiting and tl not in shape_ops and (fl, fp) not in index_ports:  # the common case:
+            if tl not in waiting and tl not in shape_ops and (fl, fp) not in index_ports and not types.wants(fl, tl):
                 a, b = signature(fl), signature(tl)                 # both ends declare the same dims
                 if a is not None and b is not None and a[3].get(fp, 0) == b[4].get(tp, 1):
                     continue
             self.edge(fl, fp, tl, tp, line_of(el))
 
     def edge(self, fl, fp, tl, tp, line) -> None:
+        if self.types.wants(fl, tl):
+            self.types.edge(self, fl, fp, tl, tp, line)
         if tl in self.waiting or tl in self.shape_ops:
             self.feeds[(tl, tp)] = (fl, fp)
         why = self.index_ports.get((fl, fp))
@@ -548,6 +557,7 @@ class _Net:
                 stack.pop()
                 del self.waiting[cur]
                 self.pooling(layer, self.input_dims(layer, src))
+        self.types.finish(self)
 
     def input_dims(self, layer: Layer, src):
         """A waiting layer's input as OpenVINO infers it: from its producer where that says more."""
