@@ -69,6 +69,8 @@ class TypeVerdicts:
 
     def wants(self, from_layer, to_layer) -> bool:
         """Whether this edge must reach edge() (check.py's fast path skips most edges)."""
+        if not self.pending and not self.params:
+            return False                         # (most files: nothing waits)
         return from_layer in self.pending or from_layer in self.params or to_layer in self.pending
 
     def edge(self, net, fl, fp, tl, tp, line) -> None:
