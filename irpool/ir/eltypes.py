@@ -59,7 +59,7 @@ class TypeVerdicts:
         in finish), False when check.py judges it now with type_refusal."""
         rec = self.pending.get(layer.id)
         et = rec.get("param_et", et) if rec else et            # the Parameter's element_type, read before
-        if rec is None and not layout_dependent(et, x_dims):
+        if rec is None and not layout_dependent(et, x_dims, any(d > 1 for d in pl.spec.dilations)):
             return False
         rec = self.pending.setdefault(layer.id, dict(port=layer.outputs[0].id if layer.outputs else None,
                                                       consumers=[]))

@@ -185,11 +185,11 @@ def type_refusal(pl: PoolLayer, et, indices_used: bool = False, channels=None, s
                                  f" output is used, on any CPU (its reference implementation has no {et.name})")
     layout = load("openvino")["type_layout"]
     if et.name in layout["types"]:
-        if not static or channels == 1 or not _layout_refuses(et.name, channels, consumers):
+        if not static or channels == 1 or not _layout_refuses(et.name, channels, consumers, dilated):
             return None
         took = ", ".join(sorted(set(consumers))) if consumers else "a Result (its consumers not known yet)"
-        block = layout["dense_block"].get(et.name)
-        dense = f" or its {channels} channels filled the {block}-channel blocks" if block else ""
+        block = _block(et.name, dilated)
+        dense = f", or its channels filled the {block}-channel blocks" if block else ""
         what = (f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} with {channels} channels when {took}"
                 f" takes its output: it pools in f32 in a blocked layout and has no reorder back to {et.name} (it"
                 f" compiles if only {'/'.join(layout['f32_consumers'])} or pools take the output{dense})")
@@ -200,18 +200,25 @@ def type_refusal(pl: PoolLayer, et, indices_used: bool = False, channels=None, s
     return None
 
 
-def layout_dependent(et, dims) -> bool:
+def layout_dependent(et, dims, dilated: bool = False) -> bool:
     """Whether type_refusal's verdict on a pool of element type `et` on input `dims` depends on the layers that
     take its data output (nf4, u2, f4e2m1 with a static input of more than one channel; schemas/openvino.json
     "type_layout"): check keeps such a layer until its edges are read."""
     if et is None or dims is None or et.name not in load("openvino")["type_layout"]["types"]:
         return False
-    return all(isinstance(d, int) for d in dims) and dims[1] != 1 and _layout_refuses(et.name, dims[1], None)
+    return all(isinstance(d, int) for d in dims) and dims[1] != 1 and _layout_refuses(et.name, dims[1], None,
+                                                                                      dilated)
 
 
-def _layout_refuses(name: str, channels, consumers) -> bool:
+def _block(name: str, dilated: bool) -> int | None:
+    """The channel block f32 is pooled in, where the type reorders from it unpadded (schemas "dense_block")."""
+    block = load("openvino")["type_layout"]["dense_block"].get(name)
+    return block and block["dilated" if dilated else "plain"]
+
+
+def _layout_refuses(name: str, channels, consumers, dilated: bool = False) -> bool:
     layout = load("openvino")["type_layout"]
-    block = layout["dense_block"].get(name)
+    block = _block(name, dilated)
     if block and isinstance(channels, int) and channels % block == 0:
         return False
     takes_f32 = set(layout["f32_consumers"]) | set(layout["pass_through"])
