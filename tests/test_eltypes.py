@@ -118,34 +118,40 @@ def test_pool_types_follow_channels_and_consumers(tmp_path):
         assert not wrong, "\n".join(wrong)
 
 
-def _parameter_net(element_type, precision, pool_precision, channels=3):
-    """Parameter -> MaxPool-1 -> Result, by hand: the Parameter's element_type against the ports' precisions."""
-    dims = "".join(f"<dim>{d}</dim>" for d in (2, channels, 6, 6))
-    out = "".join(f"<dim>{d}</dim>" for d in (2, channels, 5, 5))
-    return f"""<?xml version="1.0"?>
-<net name="t" version="11"><layers>
-<layer id="0" name="x" type="Parameter" version="opset1"><data shape="2,{channels},6,6" element_type="{element_type}"/>
-<output><port id="0" precision="{precision}">{dims}</port></output></layer>
-<layer id="1" name="pool" type="MaxPool" version="opset1"><data strides="1,1" pads_begin="0,0" pads_end="0,0" kernel="2,2"/>
-<input><port id="0" precision="{pool_precision}">{dims}</port></input>
-<output><port id="1" precision="{pool_precision}">{out}</port></output></layer>
-<layer id="2" name="out" type="Result" version="opset1"><input><port id="0" precision="{pool_precision}">{out}</port></input></layer>
-</layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>
-<edge from-layer="1" from-port="1" to-layer="2" to-port="0"/></edges></net>"""
+def _parameter_net(element_type, precision, pool_precision, channels=3, pools=1):
+    """Parameter -> `pools` MaxPool-1 -> Result, by hand: the Parameter's element_type against the ports'
+    precisions."""
+    dims = lambda hw: "".join(f"<dim>{d}</dim>" for d in (2, channels, hw, hw))  # noqa: E731
+    layers = [f"""<layer id="0" name="x" type="Parameter" version="opset1">
+<data shape="2,{channels},6,6" element_type="{element_type}"/>
+<output><port id="0" precision="{precision}">{dims(6)}</port></output></layer>"""]
+    edges = []
+    for i in range(1, pools + 1):
+        layers.append(f"""<layer id="{i}" name="pool{i}" type="MaxPool" version="opset1">
+<data strides="1,1" pads_begin="0,0" pads_end="0,0" kernel="2,2"/>
+<input><port id="0" precision="{pool_precision}">{dims(7 - i)}</port></input>
+<output><port id="1" precision="{pool_precision}">{dims(6 - i)}</port></output></layer>""")
+        edges.append(f'<edge from-layer="{i - 1}" from-port="{0 if i == 1 else 1}" to-layer="{i}" to-port="0"/>')
+    layers.append(f"""<layer id="{pools + 1}" name="out" type="Result" version="opset1">
+<input><port id="0" precision="{pool_precision}">{dims(6 - pools)}</port></input></layer>""")
+    edges.append(f'<edge from-layer="{pools}" from-port="1" to-layer="{pools + 1}" to-port="0"/>')
+    return (f'<?xml version="1.0"?>\n<net name="t" version="11"><layers>\n' + "\n".join(layers) +
+            "\n</layers><edges>" + "".join(edges) + "</edges></net>\n")
 
 
+@pytest.mark.parametrize("pools", [1, 2])
 @pytest.mark.parametrize("element_type,precision,pool_precision,channels,compiles", [
     ("f32", "NF4", "NF4", 3, True), ("f32", "FP32", "NF4", 3, True), ("f32", "F8E8M0", "F8E8M0", 1, True),
     ("f32", "U1", "U1", 3, True),
     ("nf4", "FP32", "FP32", 3, False), ("u2", "FP32", "FP32", 3, False), ("u1", "FP32", "FP32", 3, False),
     ("f8e8m0", "FP32", "FP32", 1, False), ("f4e2m1", "FP32", "FP32", 16, True)])
 def test_openvino_takes_the_parameters_element_type(element_type, precision, pool_precision, channels, compiles,
-                                                    tmp_path):
-    """read_model takes a Parameter's element_type and ignores the ports' precisions (every machine: a pool on
-    f32 compiles, and u1 is refused before any kernel is chosen); check judges the pool on that type too. The
-    nf4/u2/f8e8m0/f4e2m1 verdicts are the CPUs measured's."""
+                                                    pools, tmp_path):
+    """read_model takes a Parameter's element_type and ignores the ports' precisions, and a pool gives its
+    input's type (every machine: a pool on f32 compiles, and u1 is refused before any kernel is chosen); check
+    judges the pools on that type too. The nf4/u2/f8e8m0/f4e2m1 verdicts are the CPUs measured's."""
     path = tmp_path / "m.xml"
-    path.write_text(_parameter_net(element_type, precision, pool_precision, channels))
+    path.write_text(_parameter_net(element_type, precision, pool_precision, channels, pools))
     result, = compile_in_child([str(path)])
     errors = [f for f in irpool.check(path).findings if f.severity == "error"]
     assert bool(errors) != compiles, [str(f) for f in errors]

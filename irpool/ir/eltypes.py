@@ -58,7 +58,6 @@ class TypeVerdicts:
         """A pooling layer checked on input dims `x_dims`: True when its verdict waits for its consumers (given
         in finish), False when check.py judges it now with type_refusal."""
         rec = self.pending.get(layer.id)
-        et = rec.get("param_et", et) if rec else et            # the Parameter's element_type, read before
         if rec is None and not layout_dependent(et, x_dims, any(d > 1 for d in pl.spec.dilations)):
             return False
         rec = self.pending.setdefault(layer.id, dict(port=layer.outputs[0].id if layer.outputs else None,
@@ -79,11 +78,12 @@ class TypeVerdicts:
         if rec is not None and fp == rec["port"]:
             info = net.info(tl)
             rec["consumers"].append(info[1] if info else "?")
-        if fl in self.params:
+            if "retyped" in rec and tl not in self.pending:       # a pool on a pool keeps the type
+                self._retype(net, tl, line, *rec["retyped"])
+        if tl in self.pending:
+            self.pending[tl]["producer"] = fl              # its type is its producer's (finish)
+        elif fl in self.params:
             self._parameter_edge(net, fl, tl, line)
-        elif tl in self.pending and fl in self.kinds:     # OpenVINO takes the Parameter's element_type
-            rec = self.pending[tl]
-            rec["et" if "op" in rec else "param_et"] = self.kinds[fl]
 
     def finish(self, net) -> None:
         """The verdicts that waited for the edges."""
@@ -92,11 +92,27 @@ class TypeVerdicts:
                 continue
             pl = SimpleNamespace(op=rec["op"], spec=rec["spec"])
             dims = rec["dims"]
-            refusal = type_refusal(pl, rec["et"], channels=dims[1] if len(dims) > 1 else None,
+            refusal = type_refusal(pl, self._type(rec), channels=dims[1] if len(dims) > 1 else None,
                                    static=all(isinstance(d, int) for d in dims), consumers=rec["consumers"])
             if refusal:
                 net.finding(refusal[0], refusal[1], rec["line"], el=rec["who"])
         self.pending.clear()
+
+    def _type(self, rec):
+        """A waiting pool's input type as OpenVINO infers it: its Parameter's element_type, through the pools
+        between (a pool gives its input's type); else its input port's precision."""
+        seen = set()
+        while True:
+            src = rec.get("producer")
+            if src in self.kinds:
+                return self.kinds[src]
+            if src in self.params:
+                return self.params[src][0]
+            up = self.pending.get(src)
+            if up is None or "op" not in up or src in seen:
+                return rec["et"]
+            seen.add(src)
+            rec = up
 
     # -- Parameters -------------------------------------------------------------------------------------
     def _parameter_edge(self, net, fl, tl, line) -> None:
@@ -106,10 +122,10 @@ class TypeVerdicts:
         attributes are not kept: MaxPool is judged as MaxPool-1 and AvgPool as AvgPool-1 (the rules that do
         not depend on dilations or on the indices output)."""
         et, port = self.params[fl]
-        rec = self.pending.get(tl)
-        if rec is not None:                  # judged in finish, on the element_type
-            rec["et" if "op" in rec else "param_et"] = et
-            return
+        self._retype(net, tl, line, et, port, f"Parameter {fl}")
+
+    def _retype(self, net, tl, line, et, port, source) -> None:
+        """Pool `tl`, judged on `port` when read, takes `et` from `source`: judge it on `et`."""
         info = net.info(tl)
         if info is None or info[1] not in ("MaxPool", "AvgPool"):
             return
@@ -132,7 +148,7 @@ class TypeVerdicts:
             outs = info[2]
             self.pending[tl] = dict(op=pl.op, spec=pl.spec, et=et, dims=dims, line=line,
                                     who={"id": tl, "name": info[0], "type": info[1]},
-                                    port=outs[0][0] if outs else None, consumers=[])
+                                    port=outs[0][0] if outs else None, consumers=[], retyped=(et, port, source))
             return
-        net.finding(said[0], f"{said[1]} (OpenVINO takes Parameter {fl}'s element_type {et.name}, not its port"
+        net.finding(said[0], f"{said[1]} (OpenVINO takes {source}'s element_type {et.name}, not the port"
                     f" precision {port.precision})", line, el={"id": tl, "name": info[0], "type": info[1]})
