@@ -75,7 +75,7 @@ def cases():
                "MaxPool-8": lambda p: o8.max_pool(p, [1, 1], [2, 1], [0, 0], [0, 0], [2, 2]),
                "MaxPool-14": lambda p: o14.max_pool(p, [1, 1], [2, 1], [0, 0], [0, 0], [2, 2])}
     for op, build in ops.items():
-        for channels in (1, 3):
+        for channels in (1, 3, 16):      # 16: f4e2m1 fills the AVX-512 channel blocks
             yield op, "plain", build, channels, False
             if op in dilated:
                 yield op, "dilated", dilated[op], channels, False

@@ -26,6 +26,7 @@ from .consts import Const
 from .dims import DYNAMIC, compatible, lenient_dim, parse_shape, port_dim, text
 from .elements import element_type, spellings
 from .family import FAMILY_TYPES, interpret_family, is_family, shape_input_name
+from .eltypes import TypeVerdicts
 from .graph import ROOTS, Graph
 from .layers import POOL_TYPES, check_dims, interpret, is_pooling, type_refusal
 from .parse import (_BIG_LINE, BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer,
@@ -139,8 +140,6 @@ class _Net:
         self.bad_dims = set()   # signature numbers whose <dim>s odd_dims judged, to judge again at each layer
         self.build_time = []    # indices of findings that OpenVINO makes only if its reader builds their layer
         self.unless_used = {}   # (layer id, port id) -> (message, line, layer): a crash unless that output is used
-        self.param_types = {}   # (Parameter id, port id) -> its element_type where its port declares another
-        self.in_type = None     # the element type a waiting pooling layer's producer gives it, while it is checked
         self.read_from_waiting = set()   # (layer id, port id) of the outputs of waiting layers that an edge reads
         self.seen = LayerTable()  # every layer: its id, name and signature (type, output ports, input ports)
         self.signatures = {}    # (type, ((output port id, raw dims), ...), (input ...)) -> its number
@@ -154,6 +153,7 @@ class _Net:
         self.feeds = {}         # (layer id, input port id) -> (layer id, output port id), for waiting layers
         self.outputs = {}       # (layer id, port id) -> dims (None: dynamic rank) where the ports do not say it
         self.index_ports = {}   # (layer id, port id) -> why OpenVINO refuses the layer if this output is used
+        self.types = TypeVerdicts()  # element-type verdicts that wait for the edges (eltypes.py)
         self.last_record = None  # explain: what the layer read last recorded
         self.consts = {}        # Const layer id -> Const (its <data>), for the shape inputs of the pooling family
         self.shape_ops = {}     # layer id -> Layer of the ops fold.py folds into a shape input, and feeds their inputs
@@ -237,6 +237,7 @@ class _Net:
             for pid in sorted({i for i in ids if ids.count(i) > 1}):
                 self.finding("duplicate-id", f"port id {pid} appears {ids.count(pid)} times", layer.line, layer)
         indices = len(self.index_ports)
+        waits = is_pooling(layer) and self.types.waits(layer)
         if layer.type == "Parameter":
             self.parameter(layer)
         elif is_family(layer) and not layer.inputs:
@@ -252,10 +253,9 @@ class _Net:
                 key = None                                  # its outcome depends on the edges
             else:
                 self.pooling(layer, x)
-                self.in_type = None
         ports = (tuple((p.id, p.raw_dims) for p in layer.outputs), tuple((p.id, p.raw_dims) for p in layer.inputs))
         if key is not None and len(self.report.findings) == findings and len(self.doc.problems) == problems \
-                and len(self.index_ports) == indices:
+                and len(self.index_ports) == indices and not waits and layer.id not in self.types.params:
             if len(self.clean) >= _CLEAN_KEYS:
                 self.clean.clear()                          # a file of ever-new layers: memory stays flat
             self.clean[key] = (ports, self.last_record)
@@ -349,12 +349,11 @@ class _Net:
         elif et.name in _PARAMETER_REFUSED:
             self.finding("bad-precision", f"Parameter element_type={et.name}: {_PARAMETER_REFUSED[et.name]}",
                          layer.data_line, layer)
-        if et is not None and layer.outputs and element_type(layer.outputs[0].precision) != et:
-            self.param_types[(layer.id, layer.outputs[0].id)] = et      # OpenVINO takes element_type, not precision
         if len(layer.outputs) > 1 and self.doc.ir_version != "10":
             self.finding("bad-structure", f"a Parameter has one output port, the layer declares {len(layer.outputs)}:"
                          " read_model refuses the file (\"node index is out of range\")", layer.line, layer)
         _check_precisions(self, layer)
+        self.types.parameter(layer)
         if "shape" not in layer.data:
             return
         try:
@@ -403,9 +402,10 @@ class _Net:
         self.attributes(layer, pl.op, pl.unknown, pl.lenient)
         x = layer.inputs[0]
         et = _check_precisions(self, layer)
-        et = self.in_type or et
         if et is not None:
-            refusal = type_refusal(pl, et, channels=x_dims[1] if x_dims else None)
+            refusal = None if self.types.pool(pl, et, x_dims, x.line, layer) else type_refusal(
+                pl, et, channels=x_dims[1] if x_dims else None,
+                static=x_dims is not None and all(isinstance(d, int) for d in x_dims))
             if refusal:
                 code, why = refusal
                 self.finding(code, why, x.line, layer)
@@ -476,7 +476,7 @@ class _Net:
         self.report.count(fl.kind)
         self.attributes(layer, fl.op, fl.unknown, fl.lenient)
         d = load("openvino")["ops"][fl.op]
-        et = self.in_type or _check_precisions(self, layer)
+        et = _check_precisions(self, layer)
         if et is not None and et.name not in d["input_types"]:
             by = "its op validation" if et.name in d.get("validation_refuses", ()) else "the CPU plugin, on any CPU"
             self.finding("bad-precision", f"{fl.op} on {et.name} is refused by {by} (it takes"
@@ -582,7 +582,7 @@ class _Net:
         else:
             edges = list(zip(*ends))[:n]
         waiting, index_ports, shape_ops, outputs = self.waiting, self.index_ports, self.shape_ops, self.outputs
-        row, value, signature, graph = self.seen.row, self.seen.value, self._signature, self.graph
+        row, value, signature, graph, types = self.seen.row, self.seen.value, self._signature, self.graph, self.types
         ports = graph.ports
         ports.extend(bytes(len(self.seen) - len(ports)))
         rows = array("i")                               # (producer row, consumer row, line) of each edge
@@ -605,12 +605,14 @@ class _Net:
                     else:
                         graph.edge(ra, rb, i, tp, line_of(el), rows)
                 if tl not in waiting and tl not in shape_ops and (fl, fp) not in index_ports and fl not in waiting \
-                        and (fl, fp) not in outputs and a[3].get(fp, 0) == b[4].get(tp, 1):   # the common case:
+                        and (fl, fp) not in outputs and not types.wants(fl, tl) and a[3].get(fp, 0) == b[4].get(tp, 1):
                     continue                                                    # both ends declare the same dims
             self.edge(fl, fp, tl, tp, line_of(el))
         graph.batch(rows)
 
     def edge(self, fl, fp, tl, tp, line) -> None:
+        if self.types.wants(fl, tl):
+            self.types.edge(self, fl, fp, tl, tp, line)
         if tl in self.waiting or tl in self.shape_ops:
             self.feeds[(tl, tp)] = (fl, fp)
         elif not self.path:
@@ -640,9 +642,9 @@ class _Net:
         dst = self.signature(tl)
         if dst is None or dst[0] not in POOL_TYPES or not dst[2] or dst[2][0][0] != tp:
             return
-        if fl in self.waiting or (fl, fp) in self.param_types:
-            self.relook.add(tl)                 # its producer's output is known once the edges are read, or its
-            return                              # type is the Parameter's element_type, not the port's precision
+        if fl in self.waiting:
+            self.relook.add(tl)                 # its producer's output is known once the edges are read
+            return
         want = self.outputs.get((fl, fp), ())
         if want == ():
             src = self.signature(fl)
@@ -710,13 +712,14 @@ class _Net:
                 stack.pop()
                 del self.waiting[cur]
                 x = self.input_dims(layer, src)
-                self.in_type = self.param_types.get(src)
                 joined = self.joins.pop((cur, layer.inputs[0].id), None)
                 if joined:
                     port = layer.inputs[0]
                     self.finding("edge-mismatch", joined[0], joined[1], layer, fix=_fix(layer, port, x or [], "input"))
                 self.pooling(layer, x)
-                self.in_type = None
+        start = len(self.report.findings)
+        self.types.finish(self)                             # (element types that wait for the edges: eltypes.py)
+        self.build_time.extend(range(start, len(self.report.findings)))
         for message, line, layer in self.unless_used.values():
             self.build_time.append(len(self.report.findings))
             self.finding("bad-attribute", message, line, layer)

@@ -209,31 +209,81 @@ def check_dims(pl: PoolLayer, dims, file: str | None) -> None:
                               code="bad-shape", **pl.layer.where(file, pl.layer.inputs[0].line))
 
 
-def type_refusal(pl: PoolLayer, et, indices_used: bool = False, channels=None) -> tuple[str, str] | None:
-    """What OpenVINO's CPU plugin does with this layer on input element type `et` (and `channels`, the input's C
-    when it is known), as (code, reason): `bad-precision` where it refuses on every machine, `cpu-dependent`
-    where it compiles only on CPUs with a kernel for it (schemas/openvino.json names the machines); None where
-    it compiles everywhere measured."""
+def type_refusal(pl: PoolLayer, et, indices_used: bool = False, channels=None, static: bool = True,
+                 consumers=None) -> tuple[str, str] | None:
+    """What OpenVINO's CPU plugin does with this layer on input element type `et`, as (code, reason): a
+    `bad-precision` error where every CPU measured refuses it, a `cpu-dependent` warning where the CPUs measured
+    differ (schemas/openvino.json names them); None where it compiles on every CPU measured. `channels`: the
+    input's C when known; `static`: every input dim is known; `consumers`: the layer types that take the data
+    output (None: not known yet, judged as a Result takes it; see layout_dependent)."""
     op = load("openvino")["ops"][pl.op]
     dilated = any(d > 1 for d in pl.spec.dilations)
     for rule in op.get("cpu_dependent", ()):
         if et.name in rule["types"] and all({"one_channel": channels == 1, "dilated": dilated}[w] for w in rule["when"]):
             if indices_used and et.name in op.get("not_with_indices", ()):
                 break                                   # refused everywhere all the same
-            return "cpu-dependent", _cpu_dependent(pl.op, et.name, rule)
-    if et.name not in op["input_types"] and not any(et.name in r["types"] for r in op.get("cpu_dependent", ())):
-        return "bad-precision", (f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} on any CPU"
-                                 f" (it takes {', '.join(op['input_types'])})")
+            what = f"{pl.op} on {et.name}{_condition(rule['when'])}"
+            return _measured(rule, f"OpenVINO's CPU plugin does not compile {what} ({rule['why']})",
+                             f"OpenVINO's CPU plugin compiles {what} only where the CPU has a kernel for it"
+                             f" ({rule['why']})")
     if indices_used and et.name in op.get("not_with_indices", ()):
         return "bad-precision", (f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} when its indices"
                                  f" output is used, on any CPU (its reference implementation has no {et.name})")
+    layout = load("openvino")["type_layout"]
+    if et.name in layout["types"]:
+        if not static or channels == 1 or not _layout_refuses(et.name, channels, consumers, dilated):
+            return None
+        took = ", ".join(sorted(set(consumers))) if consumers else "a Result (its consumers not known yet)"
+        block = _block(et.name, dilated)
+        dense = f", or its channels filled the {block}-channel blocks" if block else ""
+        what = (f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} with {channels} channels when {took}"
+                f" takes its output: it pools in f32 in a blocked layout and has no reorder back to {et.name} (it"
+                f" compiles if only {'/'.join(layout['f32_consumers'])} or pools take the output{dense})")
+        return _measured(layout, what, what)
+    if et.name not in op["input_types"]:
+        return "bad-precision", (f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} on any CPU"
+                                 f" (it takes {', '.join(op['input_types'])})")
     return None
 
 
-def _cpu_dependent(op: str, name: str, rule: dict) -> str:
+def layout_dependent(et, dims, dilated: bool = False) -> bool:
+    """Whether type_refusal's verdict on a pool of element type `et` on input `dims` depends on the layers that
+    take its data output (nf4, u2, f4e2m1 with a static input of more than one channel; schemas/openvino.json
+    "type_layout"): check keeps such a layer until its edges are read."""
+    if et is None or dims is None or et.name not in load("openvino")["type_layout"]["types"]:
+        return False
+    return all(isinstance(d, int) for d in dims) and dims[1] != 1 and _layout_refuses(et.name, dims[1], None,
+                                                                                      dilated)
+
+
+def _block(name: str, dilated: bool) -> int | None:
+    """The channel block f32 is pooled in, where the type reorders from it unpadded (schemas "dense_block")."""
+    block = load("openvino")["type_layout"]["dense_block"].get(name)
+    return block and block["dilated" if dilated else "plain"]
+
+
+def _layout_refuses(name: str, channels, consumers, dilated: bool = False) -> bool:
+    layout = load("openvino")["type_layout"]
+    block = _block(name, dilated)
+    if block and isinstance(channels, int) and channels % block == 0:
+        return False
+    takes_f32 = set(layout["f32_consumers"]) | set(layout["pass_through"])
+    if consumers is None:
+        return True                              # not known: judged as a Result takes the output
+    return not set(consumers) <= takes_f32       # (none at all: nothing is reordered)
+
+
+def _condition(when) -> str:
+    cond = " and ".join({"one_channel": "one channel", "dilated": "a dilation above 1"}[w] for w in when)
+    return " with " + cond if cond else ""
+
+
+def _measured(rule: dict, refused: str, depends: str) -> tuple[str, str]:
+    """A rule measured per CPU: a warning naming the CPUs seen each way where one compiles it, else an error
+    naming the CPUs tried (docs/design.md: a verdict that depends on the CPU)."""
     machines = load("openvino")["machines"]
-    cond = " and ".join({"one_channel": "one channel", "dilated": "a dilation above 1"}[w] for w in rule["when"])
-    said = lambda keys: "; ".join(machines[k]["cpu"] for k in keys) or "none measured yet"  # noqa: E731
-    return (f"OpenVINO's CPU plugin compiles {op} on {name}{' with ' + cond if cond else ''} only where the CPU"
-            f" has a kernel for it ({rule['why']}): refused on {said(rule['refused_on'])}; compiled on"
-            f" {said(rule['compiled_on'])}")
+    said = lambda keys: "; ".join(machines[k]["cpu"] for k in keys)  # noqa: E731
+    if not rule["compiled_on"]:
+        return "bad-precision", f"{refused}, on any CPU measured: refused on {said(rule['refused_on'])}"
+    return "cpu-dependent", (f"{depends}: refused on {said(rule['refused_on'])}; compiled on"
+                             f" {said(rule['compiled_on'])}")

@@ -1,0 +1,154 @@
+"""The element-type verdicts check can give only once a pooling layer's edges are read (schemas/openvino.json
+"type_layout"): a pool on nf4, u2 or f4e2m1 compiles or not by the layers that take its output, and OpenVINO
+takes a Parameter's element_type, not its port's precision.
+
+check.py keeps a TypeVerdicts per net. It holds only the pooling layers whose verdict waits for their edges
+(input port precision nf4, u2 or f4e2m1, rare in real files) and the Parameters whose element_type and port
+precision differ: memory stays flat on files of any size.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from ..opdefs import load
+from .elements import element_type
+from .layers import layout_dependent, type_refusal
+
+
+_PARAMETERS = 4096       # Parameters whose element type is kept for the pools they feed (real nets have few)
+
+
+def _waiting_types() -> frozenset:
+    """The input port precisions whose pool verdict waits for the edges: the types some pooling layer is
+    refused on (rare in real files), whose verdict may hang on the consumers or on the Parameter's element_type."""
+    d = load("openvino")
+    return frozenset(d["element_types"]) - set(d["ops"]["MaxPool-1"]["input_types"]) - {"_doc"} | \
+        {t for op in d["ops"].values() for r in op.get("cpu_dependent", ()) if not set(r["when"]) - {"one_channel"}
+         for t in r["types"]}
+
+
+class TypeVerdicts:
+    def __init__(self):
+        self.pending = {}       # pool id -> record: op, element type, dims, line, who, data port, consumers
+        self.params = {}        # Parameter id -> (element type it declares, its output port's precision's type)
+        self.kinds = {}         # Parameter id -> its element type, for the first _PARAMETERS Parameters
+
+    # -- what check.py calls ----------------------------------------------------------------------------
+    def parameter(self, layer) -> None:
+        """A Parameter whose element_type names another type than its output port's precision: OpenVINO takes
+        the element_type (the port's precision only has to name a type)."""
+        et = element_type(layer.data.get("element_type"))
+        port = element_type(layer.outputs[0].precision) if layer.outputs else None
+        if et is not None and port is not None and et.name != port.name:
+            self.params[layer.id] = (et, port)
+        if et is not None and len(self.kinds) < _PARAMETERS:
+            self.kinds[layer.id] = et
+
+    def waits(self, layer) -> bool:
+        """Called for a pooling layer when read: whether its type verdict may need its consumers. A layer kept
+        here must not be cached as clean (check.py's content-key cache)."""
+        et = element_type(layer.inputs[0].precision) if layer.inputs else None
+        if et is not None and et.name in _waiting_types():
+            self.pending.setdefault(layer.id, dict(port=layer.outputs[0].id if layer.outputs else None,
+                                                   consumers=[]))
+            return True
+        return False
+
+    def pool(self, pl, et, x_dims, line, layer) -> bool:
+        """A pooling layer checked on input dims `x_dims`: True when its verdict waits for its consumers (given
+        in finish), False when check.py judges it now with type_refusal."""
+        rec = self.pending.get(layer.id)
+        if rec is None and not layout_dependent(et, x_dims, any(d > 1 for d in pl.spec.dilations)):
+            return False
+        rec = self.pending.setdefault(layer.id, dict(port=layer.outputs[0].id if layer.outputs else None,
+                                                      consumers=[]))
+        rec.update(op=pl.op, spec=pl.spec, et=et, dims=list(x_dims) if x_dims is not None else [], line=line,
+                   who={"id": layer.id, "name": layer.name, "type": layer.type})
+        return True
+
+    def wants(self, from_layer, to_layer) -> bool:
+        """Whether this edge must reach edge() (check.py's fast path skips most edges)."""
+        if not self.pending and not self.params:
+            return False                         # (most files: nothing waits)
+        return from_layer in self.pending or from_layer in self.params or to_layer in self.pending
+
+    def edge(self, net, fl, fp, tl, tp, line) -> None:
+        """An edge: the consumer of a waiting pool, or a Parameter whose element_type OpenVINO takes."""
+        rec = self.pending.get(fl)
+        if rec is not None and fp == rec["port"]:
+            info = net.info(tl)
+            rec["consumers"].append(info[1] if info else "?")
+            if "retyped" in rec and tl not in self.pending:       # a pool on a pool keeps the type
+                self._retype(net, tl, line, *rec["retyped"])
+        if tl in self.pending:
+            self.pending[tl]["producer"] = fl              # its type is its producer's (finish)
+        elif fl in self.params:
+            self._parameter_edge(net, fl, tl, line)
+
+    def finish(self, net) -> None:
+        """The verdicts that waited for the edges."""
+        for rec in self.pending.values():
+            if "op" not in rec:
+                continue
+            pl = SimpleNamespace(op=rec["op"], spec=rec["spec"])
+            dims = rec["dims"]
+            refusal = type_refusal(pl, self._type(rec), channels=dims[1] if len(dims) > 1 else None,
+                                   static=all(isinstance(d, int) for d in dims), consumers=rec["consumers"])
+            if refusal:
+                net.finding(refusal[0], refusal[1], rec["line"], el=rec["who"])
+        self.pending.clear()
+
+    def _type(self, rec):
+        """A waiting pool's input type as OpenVINO infers it: its Parameter's element_type, through the pools
+        between (a pool gives its input's type); else its input port's precision."""
+        seen = set()
+        while True:
+            src = rec.get("producer")
+            if src in self.kinds:
+                return self.kinds[src]
+            if src in self.params:
+                return self.params[src][0]
+            up = self.pending.get(src)
+            if up is None or "op" not in up or src in seen:
+                return rec["et"]
+            seen.add(src)
+            rec = up
+
+    # -- Parameters -------------------------------------------------------------------------------------
+    def _parameter_edge(self, net, fl, tl, line) -> None:
+        """A Parameter whose element_type differs from its port precision feeds layer `tl`: where `tl` is a
+        MaxPool or AvgPool, judge it on the element_type, as OpenVINO does, where that differs from the verdict
+        on the port's precision (what check judged the pool on when it read it). The layer's version and
+        attributes are not kept: MaxPool is judged as MaxPool-1 and AvgPool as AvgPool-1 (the rules that do
+        not depend on dilations or on the indices output)."""
+        et, port = self.params[fl]
+        self._retype(net, tl, line, et, port, f"Parameter {fl}")
+
+    def _retype(self, net, tl, line, et, port, source) -> None:
+        """Pool `tl`, judged on `port` when read, takes `et` from `source`: judge it on `et`."""
+        info = net.info(tl)
+        if info is None or info[1] not in ("MaxPool", "AvgPool"):
+            return
+        ins = info[3]
+        raw = ins[0][1] if ins else ()
+        try:
+            dims = [int(d) for d in raw] if raw else None
+        except ValueError:
+            dims = None
+        if dims is not None and any(d < 0 for d in dims):
+            dims = None
+        pl = SimpleNamespace(op=f"{info[1]}-1", spec=SimpleNamespace(dilations=()))
+        channels = dims[1] if dims and len(dims) > 1 else None
+        static = dims is not None
+        said = type_refusal(pl, et, channels=channels, static=static)
+        before = type_refusal(pl, port, channels=channels, static=static)
+        if said == before or said is None:
+            return
+        if layout_dependent(et, dims):
+            outs = info[2]
+            self.pending[tl] = dict(op=pl.op, spec=pl.spec, et=et, dims=dims, line=line,
+                                    who={"id": tl, "name": info[0], "type": info[1]},
+                                    port=outs[0][0] if outs else None, consumers=[], retyped=(et, port, source))
+            return
+        net.finding(said[0], f"{said[1]} (OpenVINO takes {source}'s element_type {et.name}, not the port"
+                    f" precision {port.precision})", line, el={"id": tl, "name": info[0], "type": info[1]})
