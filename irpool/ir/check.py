@@ -289,6 +289,9 @@ class _Net:
     def odd_dims(self, lid, name, layer_type, ports, el) -> bool:
         """The <dim>s of a layer read light that read_model refuses (an error) or reads otherwise than they are
         written (a warning), as _port judges those of a layer read in full; whether there were any."""
+        texts = [t for holder in ports for _, dims in holder for t in dims]
+        if not texts or None not in texts and "".join(texts).isdigit():
+            return False                                    # (the common case, in one step)
         found = False
         for side, holder in zip(("output", "input"), ports):
             for pid, dims in holder:
