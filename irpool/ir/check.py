@@ -116,7 +116,7 @@ _EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in EDGE_END
 BODY_TYPES = ("TensorIterator", "Loop", "If")      # the ops whose <layer> holds nets
 _CLEAN_KEYS = 4096        # content keys remembered as clean, at most
 _SIGNATURES = 1 << 12     # distinct signatures kept as objects; past that, each new one goes to `spill`
-_GRAPH_TYPES = frozenset(ROOTS + ("Parameter",) + POOL_TYPES + FAMILY_TYPES)   # the layers graph.py is told of
+_GRAPH_TYPES = frozenset(ROOTS + ("Parameter",))   # the layers graph.py is told of, with every layer with inputs
 
 
 def _with_dicts(sig) -> tuple:
@@ -140,6 +140,9 @@ class _Net:
         self.bad_dims = set()   # signature numbers whose <dim>s odd_dims judged, to judge again at each layer
         self.build_time = []    # indices of findings that OpenVINO makes only if its reader builds their layer
         self.unless_used = {}   # (layer id, port id) -> (message, line, layer): a crash unless that output is used
+        self.in_type = None     # the element type a waiting layer's producer gives it, while it is checked
+        self.last_type = None   # the input element type the layer checked last was judged on
+        self.out_types = {}     # (waiting layer id, port id) -> the element type it gives
         self.read_from_waiting = set()   # (layer id, port id) of the outputs of waiting layers that an edge reads
         self.seen = LayerTable()  # every layer: its id, name and signature (type, output ports, input ports)
         self.signatures = {}    # (type, ((output port id, raw dims), ...), (input ...)) -> its number
@@ -190,6 +193,7 @@ class _Net:
                     self.body(el, body)
             elif ltype == "Const":
                 self.consts[lid] = Const.of(el)
+                self.const_ports(el)
             elif ltype in SHAPE_OPS and len(self.shape_ops) < MOST_KEPT:
                 self.shape_ops[lid] = _layer(el, [])        # (its problems are found below, as for any layer)
             elif ltype in FAMILY_TYPES:
@@ -214,6 +218,18 @@ class _Net:
             if new:
                 self.remember(lid, name, ltype, ports, el)
 
+    def const_ports(self, el) -> None:
+        """A Const has one output port and no input: from IR v11 on, read_model makes a port of each <port> and
+        refuses the ones the op has not ("node index is out of range"), where it builds the Const."""
+        if self.doc.ir_version == "10":
+            return
+        outs = sum(len(h) for h in el.iterchildren("output"))
+        ins = sum(len(h) for h in el.iterchildren("input"))
+        if outs > 1 or ins:
+            self.build_time.append(len(self.report.findings))
+            self.finding("bad-structure", f"a Const has one output port and no input, the layer declares {outs} and"
+                         f" {ins}: read_model refuses the file (\"node index is out of range\")", line_of(el), el=el)
+
     def body(self, el, body) -> None:
         """A TensorIterator/Loop <body> or an If branch: a net of its own, checked by the same code."""
         where = f"{el.get('type')} id={el.get('id')} name={el.get('name')!r} <{body.tag}>"
@@ -237,7 +253,7 @@ class _Net:
             for pid in sorted({i for i in ids if ids.count(i) > 1}):
                 self.finding("duplicate-id", f"port id {pid} appears {ids.count(pid)} times", layer.line, layer)
         indices = len(self.index_ports)
-        waits = is_pooling(layer) and self.types.waits(layer)
+        waits = is_pooling(layer) and (self.types.waits(layer) or layer.id in self.wait and self.types.watch(layer))
         if layer.type == "Parameter":
             self.parameter(layer)
         elif is_family(layer) and not layer.inputs:
@@ -281,7 +297,7 @@ class _Net:
         elif number in self.bad_dims:
             self.odd_dims(lid, name, layer_type, ports, where)
         row = self.seen.add(lid, name, number)
-        if layer_type in _GRAPH_TYPES:
+        if layer_type in _GRAPH_TYPES or ports[1]:        # (any layer with input ports needs their edges)
             inputs = len(ports[1]) if self.doc.ir_version != "10" else min(len(ports[1]), 1)   # (v10: extra ports)
             self.graph.layer(row, layer_type, inputs, where if not hasattr(where, "tag") else line_of(where),
                              layer_type not in ROOTS and layer_type != "Parameter")
@@ -301,7 +317,8 @@ class _Net:
                     try:
                         dim, odd = port_dim(t)
                     except ValueError as e:
-                        self.finding("bad-structure", f"{side} port {pid}: <dim>{t or ''}</dim> is not a dimension: {e}",
+                        self.finding("bad-structure",
+                                     f"{side} port {pid}: <dim>{t or ''}</dim> is not a dimension: {e}",
                                      line_of(el), el=dict(id=lid, name=name, type=layer_type))
                         found = True
                         continue
@@ -404,7 +421,8 @@ class _Net:
             return
         self.attributes(layer, pl.op, pl.unknown, pl.lenient)
         x = layer.inputs[0]
-        et = _check_precisions(self, layer)
+        et = self.in_type or _check_precisions(self, layer)
+        self.last_type = et
         if et is not None:
             refusal = None if self.types.pool(pl, et, x_dims, x.line, layer) else type_refusal(
                 pl, et, channels=x_dims[1] if x_dims else None,
@@ -414,7 +432,11 @@ class _Net:
                 self.finding(code, why, x.line, layer)
             if (not refusal or refusal[0] != "bad-precision") and pl.outputs == 2 and len(layer.outputs) == 2:
                 refusal = type_refusal(pl, et, indices_used=True)
-                if refusal and refusal[0] == "bad-precision":
+                used = (layer.id, layer.outputs[1].id) in self.read_from_waiting
+                if refusal and refusal[0] == "bad-precision" and used:
+                    self.finding("bad-precision", f"{refusal[1]} (an edge uses its output port {layer.outputs[1].id})",
+                                 layer.outputs[1].line, layer)            # (a waiting layer: its edges are read)
+                elif refusal and refusal[0] == "bad-precision":
                     self.index_ports[(layer.id, layer.outputs[1].id)] = refusal[1]
         if len(layer.outputs) > pl.outputs and self.doc.ir_version != "10":     # (fewer: OpenVINO reads them)
             self.finding("bad-structure", f"{pl.op} has {pl.outputs} output port(s), the layer declares"
@@ -438,6 +460,12 @@ class _Net:
             computed = list(x_dims)
             for a, p in zip(pl.spec.spatial_axes(rank), plans):
                 computed[a] = p.out if p.out is not None else (p.bounds or DYNAMIC)
+            if et is not None and et.name in _EMPTY_WINDOW_TYPES and pl.spec.reduction == "avg" and x_dims[1] == 1 \
+                    and pl.spec.count != "exclude_pad" and any(_empty_window(p) for p in plans):
+                self.finding("bad-precision", f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} with one"
+                             " channel and exclude-pad false where a window lies entirely in the padding (\"Supported"
+                             " primitive descriptors list is empty\"; measured on AMD EPYC family 25 model 17, the"
+                             " only CPU tried; u8, i8 and float types compile)", x.line, layer)
         for k, port in enumerate(layer.outputs[: pl.outputs]):
             self.port_dims(layer, pl, x_dims, plans, computed, port, first=k == 0)
             want = et.name if k == 0 and et is not None else pl.index_type if k == 1 else None
@@ -453,19 +481,19 @@ class _Net:
     def family(self, layer: Layer, x_dims) -> None:
         """An adaptive pool, or a reduction that may be a global pool, once its shape input is known."""
         rank = None if x_dims is None else len(x_dims)
-        shape_port = layer.inputs[1] if len(layer.inputs) == 2 else None
+        shape_port = layer.inputs[1] if len(layer.inputs) >= 2 else None
         src = self.feeds.get((layer.id, shape_port.id)) if shape_port else None
         what = shape_input_name(layer)
         try:
             if shape_port is None:
-                interpret_family(layer, self.file, rank, (), {})          # raises: not two inputs
+                interpret_family(layer, self.file, rank, (), {}, self.doc.ir_version)   # raises: no inputs
             try:
                 values, source = fold.shape_input(what, src, self.shape_ops, self.feeds, self.consts, self.bin,
                                                   self.file)
             except fold.Unknown as e:
                 self.finding("unchecked", str(e), shape_port.line, layer)
                 return
-            fl = interpret_family(layer, self.file, rank, values, source.where(self.file))
+            fl = interpret_family(layer, self.file, rank, values, source.where(self.file), self.doc.ir_version)
         except IRError as e:
             if e.code == "bad-weights":
                 e = e.located(**layer.where(self.file))
@@ -479,7 +507,8 @@ class _Net:
         self.report.count(fl.kind)
         self.attributes(layer, fl.op, fl.unknown, fl.lenient)
         d = load("openvino")["ops"][fl.op]
-        et = _check_precisions(self, layer)
+        et = self.in_type or _check_precisions(self, layer)
+        self.last_type = et
         if et is not None and et.name not in d["input_types"]:
             by = "its op validation" if et.name in d.get("validation_refuses", ()) else "the CPU plugin, on any CPU"
             self.finding("bad-precision", f"{fl.op} on {et.name} is refused by {by} (it takes"
@@ -506,6 +535,7 @@ class _Net:
             if port.dims and len(port.dims) != len(computed):
                 self.finding("shape-mismatch", f"output port {port.id} has rank {len(port.dims)}, {fl.op} gives rank"
                              f" {len(computed)} ({'; '.join(how)})", port.line, layer)
+                self.outputs[(layer.id, port.id)] = computed
                 continue
             bad = [i for i, (dd, c) in enumerate(zip(port.dims, computed)) if not compatible(dd, c)]
             if bad:
@@ -586,6 +616,7 @@ class _Net:
             edges = list(zip(*ends))[:n]
         waiting, index_ports, shape_ops, outputs = self.waiting, self.index_ports, self.shape_ops, self.outputs
         row, value, signature, graph, types = self.seen.row, self.seen.value, self._signature, self.graph, self.types
+        out_types = self.out_types
         ports = graph.ports
         ports.extend(bytes(len(self.seen) - len(ports)))
         rows = array("i")                               # (producer row, consumer row, line) of each edge
@@ -608,7 +639,8 @@ class _Net:
                     else:
                         graph.edge(ra, rb, i, tp, line_of(el), rows)
                 if tl not in waiting and tl not in shape_ops and (fl, fp) not in index_ports and fl not in waiting \
-                        and (fl, fp) not in outputs and not types.wants(fl, tl) and a[3].get(fp, 0) == b[4].get(tp, 1):
+                        and (fl, fp) not in outputs and not types.wants(fl, tl) and (fl, fp) not in out_types \
+                        and a[3].get(fp, 0) == b[4].get(tp, 1):
                     continue                                                    # both ends declare the same dims
             self.edge(fl, fp, tl, tp, line_of(el))
         graph.batch(rows)
@@ -616,6 +648,7 @@ class _Net:
     def edge(self, fl, fp, tl, tp, line) -> None:
         if self.types.wants(fl, tl):
             self.types.edge(self, fl, fp, tl, tp, line)
+        self.pass_type(fl, fp, tl)
         if tl in self.waiting or tl in self.shape_ops:
             self.feeds[(tl, tp)] = (fl, fp)
         elif not self.path:
@@ -639,15 +672,25 @@ class _Net:
             else:                           # a missing end: an error only where the reader builds the consumer
                 self.loose.append((problem, line, el, self.seen.row(tl)))
 
+    def pass_type(self, fl, fp, tl) -> None:
+        """A pool fed by a Parameter whose element_type its port does not declare (or by such a pool) gives that
+        type on: remembered for the family layers that wait for the edges (finish() gives it them)."""
+        et = self.types.params[fl][0] if fl in self.types.params else self.out_types.get((fl, fp))
+        if et is None:
+            return
+        dst = self.signature(tl)
+        if dst is not None and dst[0] in POOL_TYPES and dst[1]:
+            self.out_types[(tl, dst[1][0][0])] = et
+
     def producer(self, fl, fp, tl, tp) -> None:
         """A pooling layer checked on its declared input, which its producer contradicts: OpenVINO computes it
         from the producer's dims, so check takes it again, waiting for them (check's next pass)."""
         dst = self.signature(tl)
         if dst is None or dst[0] not in POOL_TYPES or not dst[2] or dst[2][0][0] != tp:
             return
-        if fl in self.waiting:
-            self.relook.add(tl)                 # its producer's output is known once the edges are read
-            return
+        if fl in self.waiting or fl in self.types.params:
+            self.relook.add(tl)                 # its producer's output is known once the edges are read, or its type
+            return                              # is a Parameter's element_type that the ports do not declare
         want = self.outputs.get((fl, fp), ())
         if want == ():
             src = self.signature(fl)
@@ -719,7 +762,13 @@ class _Net:
                 if joined:
                     port = layer.inputs[0]
                     self.finding("edge-mismatch", joined[0], joined[1], layer, fix=_fix(layer, port, x or [], "input"))
+                # its type: what a waiting layer before it gives, or its Parameter's element_type
+                self.in_type = self.out_types.get(src) or (self.types.kinds.get(src[0]) if src else None)
+                self.last_type = None
                 self.pooling(layer, x)
+                if self.last_type is not None and layer.outputs:
+                    self.out_types[(cur, layer.outputs[0].id)] = self.last_type
+                self.in_type = None
         start = len(self.report.findings)
         self.types.finish(self)                             # (element types that wait for the edges: eltypes.py)
         self.build_time.extend(range(start, len(self.report.findings)))
@@ -732,7 +781,8 @@ class _Net:
             return
         seen, findings = self.seen, self.report.findings
         late = [k for k in self.build_time if findings[k].severity == "error" and findings[k].code not in _DECLARED]
-        found, built = graph.problems(len(seen), seen.id, lambda r: [pid for pid, _ in self._signature(seen.value[r])[2]],
+        found, built = graph.problems(len(seen), seen.id,
+                                      lambda r: [pid for pid, _ in self._signature(seen.value[r])[2]],
                                       ask=bool(self.loose or late))
         for k in late:
             f, row = findings[k], seen.row(findings[k].layer_id)
@@ -831,6 +881,18 @@ _PARAMETER_REFUSED = {
     "dynamic": "the CPU plugin does not compile an input of dynamic element type (\"Cannot allocate memory for"
                " incompatible descriptors\")",
 }
+
+
+# An integer AvgPool the CPU plugin does not compile with one channel when a window holds no input element
+# (OpenVINO 2026.4.1, measured on AMD EPYC family 25 model 17 with i16..u64, u8, i8, boolean and float types)
+_EMPTY_WINDOW_TYPES = ("i16", "u16", "i32", "u32", "i64", "u64")
+
+
+def _empty_window(p) -> bool:
+    """Whether a window of the axis lies entirely in its padding (the first, or the last)."""
+    if p.length is None or p.out is None or p.pad_begin is None:
+        return False
+    return p.pad_begin >= p.dilated_kernel or (p.out - 1) * p.stride - p.pad_begin >= p.length
 
 
 def _check_precisions(net: _Net, layer: Layer):

@@ -54,6 +54,12 @@ class TypeVerdicts:
             return True
         return False
 
+    def watch(self, layer) -> bool:
+        """A pooling layer whose type check.py learns only from its producer (it waits for its edges): its
+        consumers are collected as for the layers `waits` keeps."""
+        self.pending.setdefault(layer.id, dict(port=layer.outputs[0].id if layer.outputs else None, consumers=[]))
+        return True
+
     def pool(self, pl, et, x_dims, line, layer) -> bool:
         """A pooling layer checked on input dims `x_dims`: True when its verdict waits for its consumers (given
         in finish), False when check.py judges it now with type_refusal."""
@@ -121,6 +127,8 @@ class TypeVerdicts:
         on the port's precision (what check judged the pool on when it read it). The layer's version and
         attributes are not kept: MaxPool is judged as MaxPool-1 and AvgPool as AvgPool-1 (the rules that do
         not depend on dilations or on the indices output)."""
+        if tl in net.waiting:
+            return                       # (check.py judges it on the Parameter's type once the edges are read)
         et, port = self.params[fl]
         self._retype(net, tl, line, et, port, f"Parameter {fl}")
 

@@ -65,13 +65,15 @@ class FamilyLayer:
         return lines
 
 
-def interpret_family(layer: Layer, file, rank: int | None, values, const_where: dict) -> FamilyLayer | None:
+def interpret_family(layer: Layer, file, rank: int | None, values, const_where: dict,
+                     ir_version: str | None = None) -> FamilyLayer | None:
     """The layer, given its shape input's values; None for a reduction that is not pooling (its axes are not
-    exactly the spatial axes of a rank 3-5 input). IRError (with code and location) for what OpenVINO refuses."""
+    exactly the spatial axes of a rank 3-5 input). IRError (with code and location) for what OpenVINO refuses.
+    `ir_version` "10": ports past the op's own are allowed (layers.interpret says why)."""
     op = op_name(layer, file)
     d = load("openvino")["ops"][op]
     where = layer.where(file, layer.data_line)
-    if len(layer.inputs) != 2:
+    if len(layer.inputs) < 2 or len(layer.inputs) > 2 and ir_version != "10":
         raise IRError(f"{op} takes two input ports (data, {d['shape_input']}), the layer has {len(layer.inputs)}",
                       code="bad-structure", **layer.where(file))
     attrs, lenient = {}, []

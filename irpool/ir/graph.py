@@ -3,8 +3,8 @@ what read_model refuses. The reader builds only the layers a Result or Assign de
 from them; it gives each layer as many inputs as it has edges, each edge filling the slot of its input port's
 position among the layer's ports; and it builds the layers in the order of that walk, so a layer whose input
 depends on its own output finds its producer missing. Measured with read_model (OpenVINO 2026.4.1): a cycle, two
-edges into one port, an edge into a port past the edge count, and a Result, pooling or pooling-family layer
-without the edge its port needs each make it fail (a MaxPool without its input edge crashed it); layers no
+edges into one port, an edge into a port past the edge count, and a layer (a Result, a pool, a Relu, any op)
+without the edge one of its input ports needs each make it fail (a MaxPool without its input edge crashed it); layers no
 output depends on are not built, and nothing about their edges matters.
 
 Kept in flat memory while the edges stream: a byte a layer for its connected input ports, and every edge as
@@ -148,7 +148,8 @@ class Graph:
         for row, n, line in unfed:
             if built[row]:
                 found.append((row, f"{_ports(port_ids(row), range(n), mask(row))} no edge: read_model refuses the"
-                                   " file (a MaxPool without its input edge crashed OpenVINO 2026.4.1's)", line))
+                                   " file (\"index '0' out of range\", \"Argument has 0 outputs\"; a MaxPool"
+                                   " without its input edge crashed OpenVINO 2026.4.1's in one session)", line))
         return found, built
 
 
