@@ -82,6 +82,67 @@ def test_layer_table_answers_as_a_dict_would():
         assert table.row(missing) is None or missing in ref
 
 
+def test_layer_table_of_ids_that_are_their_rows_answers_as_a_dict_would():
+    """Ids as OpenVINO writes them (each its row) keep no id arrays; a later id that is not its row puts the rows
+    before it into them. Names past 255 bytes and values past int16 too."""
+    import random
+
+    from irpool.ir.table import LayerTable
+    rng = random.Random(11)
+    for break_at in (None, 70000, 100000):
+        table, ref = LayerTable(), {}
+        for i in range(120000):
+            lid = str(i) if break_at is None or i < break_at else str(i * 2 + 5)
+            name = None if rng.random() < 0.01 else "n" * rng.choice([1, 254, 255, 256, 700]) + str(i)
+            value = rng.choice([i % 7, -1 - i, 40000 + i])
+            ref[lid] = (table.add(lid, name, value), name, value)
+        assert table._identity == (break_at is None)
+        for lid, (row, name, value) in rng.sample(sorted(ref.items()), 5000):
+            assert (table.row(lid), table.id(row), table.name(row), table.value[row]) == (row, lid, name, value)
+        for missing in ("120000", "-1", "00", "x", str(10 ** 9)):
+            assert table.row(missing) is None or missing in ref
+
+
+def _peaks(commands: dict) -> dict:
+    """Each command in a child process of its own, two at a time: its peak RSS in MB (the exit status must be 0)."""
+    peaks, names = {}, list(commands)
+    for i in range(0, len(names), 2):
+        children = {n: subprocess.Popen([sys.executable, "-c", LAUNCH] + commands[n], stdout=subprocess.PIPE, text=True)
+                    for n in names[i:i + 2]}
+        for name, child in children.items():
+            out, _ = child.communicate()
+            code, peak, err = out.split(" ", 2)
+            assert code == "0", (name, err)
+            peaks[name] = float(peak)
+    return peaks
+
+
+@pytest.mark.slow
+def test_memory_does_not_grow_with_the_layers_that_are_not_pooling(big_dir):
+    """A file laid out as a real model's (Const weights, Convolution, Relu, Add, a pool every tenth block):
+    check, explain and run --layer of its last pool peak under 150 MB at 200 MB and at 1 GB, and the 1 GB file
+    costs at most 10 MB more than the 200 MB one (issue 32: 170 MB and 292 MB before, for 200 and 400 MB)."""
+    tmp_path = big_dir
+    if shutil.disk_usage(tmp_path).free < 4 << 30:
+        pytest.skip("the test writes 1.4 GB of files")
+    x = tmp_path / "x.npy"
+    np.save(x, np.random.default_rng(0).random(bigir.MODEL_SHAPE).astype(np.float32))
+    irpool = [sys.executable, "-m", "irpool"]
+    commands = {}
+    for size, tag in ((200 << 20, "200 MB"), (1 << 30, "1 GB")):
+        path = tmp_path / f"model_{tag[:-3]}.xml"
+        _, last = bigir.write_model_like(path, size)
+        commands[f"check {tag}"] = irpool + ["check", "--max-bytes", "2G", str(path)]
+        commands[f"explain {tag}"] = irpool + ["explain", "--max-bytes", "2G", str(path)]
+        commands[f"run --layer {tag}"] = irpool + ["run", "--max-bytes", "2G", str(path), "--layer", last, "-i",
+                                                  f"0={x}", "-o", str(tmp_path / f"y_{tag[:-3]}.npz")]
+    peaks = _peaks(commands)
+    print(f"peak RSS MB: {peaks}")
+    assert all(p < LIMIT_MB for p in peaks.values()), peaks
+    for what in ("check", "explain", "run --layer"):
+        assert peaks[f"{what} 1 GB"] - peaks[f"{what} 200 MB"] <= 10, (what, peaks)
+
+
 def test_layers_read_as_one_group_still_answer_for_themselves():
     """run keeps one Layer for layers alike but for names; a refusal at the second still names the second,
     at its own lines (here the second declares the first's input dims but receives its output)."""

@@ -134,7 +134,9 @@ class _Net:
     def __init__(self, doc: Document, report: Report, path: str = "", wait=frozenset()):
         self.doc, self.file, self.report, self.path = doc, doc.file, report, path
         self.wait = wait        # ids of pooling layers that wait for their producer although their input is static
-        self.relook = set()     # ids of pooling layers whose producer gives other dims than their declared input
+        self.relook = set()     # ids of pooling layers whose producer gives other dims than their declared input, and ("const", id)
+        #                         of the Consts kept in the next pass: a family layer reads one that is no shape
+        self.keep_consts = {x[1] for x in wait if isinstance(x, tuple)}
         self.joins = {}         # (id, port) of those -> the edge-mismatch of the edge into it, and its line
         self.loose = []         # (message, line, who, consumer row) of edges with a missing end, judged in finish()
         self.bad_dims = set()   # signature numbers whose <dim>s odd_dims judged, to judge again at each layer
@@ -192,7 +194,8 @@ class _Net:
                 for body in el.iterchildren(*BODIES):
                     self.body(el, body)
             elif ltype == "Const":
-                self.consts[lid] = Const.of(el)
+                if lid in self.keep_consts or Const.may_be_shape(el):
+                    self.consts[lid] = Const.of(el)     # (weights are never a shape input: not kept, flat memory)
                 self.const_ports(el)
             elif ltype in SHAPE_OPS and len(self.shape_ops) < MOST_KEPT:
                 self.shape_ops[lid] = _layer(el, [])        # (its problems are found below, as for any layer)
@@ -484,6 +487,10 @@ class _Net:
         shape_port = layer.inputs[1] if len(layer.inputs) >= 2 else None
         src = self.feeds.get((layer.id, shape_port.id)) if shape_port else None
         what = shape_input_name(layer)
+        if src is not None and src[0] not in self.consts and src[0] not in self.keep_consts \
+                and (self.signature(src[0]) or ("",))[0] == "Const":
+            self.relook.add(("const", src[0]))      # (a Const not kept: judged in the next pass, with it kept)
+            return
         try:
             if shape_port is None:
                 interpret_family(layer, self.file, rank, (), {}, self.doc.ir_version)   # raises: no inputs

@@ -32,6 +32,16 @@ class Const:
         return cls(el.get("id"), el.get("name"), line_of(data if data is not None else el),
                    dict(data.attrib) if data is not None else {})
 
+    @staticmethod
+    def may_be_shape(el) -> bool:
+        """Whether a <layer type="Const"> could be a shape input (an integer scalar or 1-D Const): the only ones
+        check keeps, so that a file of many weights costs what a file of few does."""
+        data = el.find("data")
+        if data is None:
+            return True
+        et, shape = (data.get("element_type") or "").strip().lower(), data.get("shape") or ""
+        return et in SHAPE_TYPES and "," not in shape
+
     @property
     def element_type(self) -> str:
         """Its element_type as OpenVINO matches it ("i64"), "" when none is written."""

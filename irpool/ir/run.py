@@ -313,7 +313,7 @@ class Program:
             for el in holder[:n]:
                 if not belongs(el, holder, doc.problems):
                     continue
-                if el.get("type") == "Const":
+                if el.get("type") == "Const" and Const.may_be_shape(el):     # (weights: never a shape input)
                     found_consts[el.get("id")] = Const.of(el)
                 elif el.get("type") in fold.SHAPE_OPS and len(shape_ops) < fold.MOST_KEPT:
                     shape_ops[el.get("id")] = _layer(el, [])      # (kept to fold a shape input: fold.py)

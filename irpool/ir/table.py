@@ -63,9 +63,12 @@ class LayerTable:
         self._by_text = {}             # any other id -> row
         self._num = array("i")         # row -> int(id), -1 when the id is in _by_text
         self._text = {}                # row -> id, for those
-        self.value = array("i")        # row -> the caller's number (a signature, a group; int32: any file under 2 GiB)
+        self._identity = False         # past _SMALL rows: every id is its row, so the two arrays above stay empty
+        self.value = array("h")        # row -> the caller's number (a signature, a group); int32 once one needs it
         self._names = Blocks()         # every name, one after the other
-        self._ends = array("i")        # row -> end offset of its name (it starts where the row before's ends)
+        self._lens = bytearray()       # row -> its name's length in bytes (255: that or more, in _long)
+        self._long = {}                # row -> the length of a name of 255 bytes or more
+        self._marks = array("q")       # the offset of the name of row 64 * k
         self._nameless = set()         # rows of layers with no name attribute
 
     def __len__(self) -> int:
@@ -81,32 +84,50 @@ class LayerTable:
     def row(self, lid) -> int | None:
         """The row of layer id `lid`, or None."""
         row = self._by_text.get(lid)
-        if row is not None or not self._by_num or lid is None:
+        if row is not None or lid is None:
             return row
+        if self._identity:
+            n = self._numeric(lid)
+            return n if n is not None and n < len(self.value) else None
+        if not self._by_num:
+            return None
         n = self._numeric(lid)
         return self._by_num[n] - 1 if n is not None and n < len(self._by_num) and self._by_num[n] else None
 
     def add(self, lid, name, value: int) -> int:
         """A new layer's row (the caller has made sure `lid` is not in the table yet). The first _SMALL
-        layers go to a dict (fastest); past that, numeric ids go to the array."""
+        layers go to a dict (fastest); past that, numeric ids go to the array, or to none while every id is
+        its row (as OpenVINO writes them: ~9 bytes a layer fewer)."""
         row = len(self.value)
         if row == _SMALL:
             self._to_array()
         n = self._numeric(lid) if lid is not None and row >= _SMALL else None
+        if self._identity and n != row:
+            self._materialize(row)
         if n is not None and n > 2 * row + _SLACK:
             n = None
-        if n is not None:
+        if self._identity:
+            pass
+        elif n is not None:
             self._set(n, row)
         else:
             self._by_text[lid] = row
             self._num.append(-1)
             self._text[row] = lid
+        if not -32768 <= value < 32768 and self.value.typecode == "h":
+            self.value = array("i", self.value)
         self.value.append(value)
+        if row % 64 == 0:
+            self._marks.append(len(self._names))
         if name is None:
             self._nameless.add(row)
+            self._lens.append(0)
         else:
-            self._names.append(name.encode("utf-8", "surrogatepass"))
-        self._ends.append(len(self._names))
+            data = name.encode("utf-8", "surrogatepass")
+            self._names.append(data)
+            self._lens.append(min(len(data), 255))
+            if len(data) >= 255:
+                self._long[row] = len(data)
         return row
 
     def _set(self, n: int, row: int) -> None:
@@ -116,8 +137,12 @@ class LayerTable:
         self._num.append(n)
 
     def _to_array(self) -> None:
-        """Move the numeric ids of the first _SMALL rows from the dict to the array."""
+        """Move the numeric ids of the first _SMALL rows from the dict to the array (or to none: every id its
+        row)."""
         by_text, self._by_text, self._num, self._text = self._by_text, {}, array("i"), {}
+        if all(lid == str(row) for lid, row in by_text.items()):
+            self._identity = True
+            return
         for lid, row in by_text.items():             # (in row order: dicts keep insertion order)
             n = self._numeric(lid) if lid is not None else None
             if n is not None and n <= 2 * row + _SLACK:
@@ -127,12 +152,24 @@ class LayerTable:
                 self._num.append(-1)
                 self._text[row] = lid
 
+    def _materialize(self, rows: int) -> None:
+        """The first id that is not its row: the rows before it go to the arrays after all."""
+        self._identity = False
+        self._by_num = array("i", range(1, rows + 1))
+        self._num = array("i", range(rows))
+
     def id(self, row: int):
+        if self._identity:
+            return str(row)
         n = self._num[row]
         return str(n) if n >= 0 else self._text[row]
+
+    def _length(self, row: int) -> int:
+        n = self._lens[row]
+        return self._long[row] if n == 255 else n
 
     def name(self, row: int):
         if row in self._nameless:
             return None
-        start, end = self._ends[row - 1] if row else 0, self._ends[row]
-        return self._names.read(start, end).decode("utf-8", "surrogatepass")
+        start = self._marks[row >> 6] + sum(self._length(r) for r in range(row & ~63, row))
+        return self._names.read(start, start + self._length(row)).decode("utf-8", "surrogatepass")
