@@ -430,3 +430,38 @@ def test_execution_refusals():
     with pytest.raises(IRError, match="does not take element type bool"):
         pool(x.astype(bool), PoolSpec(kernel=(2, 2)))
     assert issubclass(IRError, ValueError)
+
+
+@pytest.mark.parametrize("zeros", [0.02, 0.5, 1.0])
+def test_max_of_tied_zeros_takes_the_first_zero_tap_as_the_reference(zeros):
+    """Windows whose maximum is zero keep the sign of their first zero tap (the plugin's strictly-greater scan),
+    whether few windows are such (repaired at their positions) or most are (repaired tap by tap over the whole
+    output): random specs with pads, dilations, ceil rounding and channels-last, on inputs of -0.0, +0.0,
+    negatives and NaN, against the slow reference bit for bit."""
+    from reference import ref_pool
+    rng = np.random.default_rng(int(zeros * 1000))
+    for _ in range(60):
+        nd = int(rng.integers(1, 4))
+        spec = PoolSpec(kernel=tuple(int(v) for v in rng.integers(1, 4, nd)),
+                        strides=tuple(int(v) for v in rng.integers(1, 3, nd)),
+                        dilations=tuple(int(v) for v in rng.integers(1, 3, nd)),
+                        pads_begin=tuple(int(v) for v in rng.integers(0, 2, nd)),
+                        pads_end=tuple(int(v) for v in rng.integers(0, 2, nd)),
+                        rounding=str(rng.choice(["floor", "ceil"])), reduction="max",
+                        layout=str(rng.choice(["channels_first", "channels_last"])))
+        shape = [int(rng.integers(1, 3)), int(rng.integers(1, 5))] + [int(v) for v in rng.integers(4, 9, nd)]
+        if spec.layout == "channels_last":
+            shape = [shape[0]] + shape[2:] + [shape[1]]
+        pick = rng.random(shape)
+        x = np.where(pick < zeros / 2, np.float32(-0.0), np.where(pick < zeros, np.float32(0.0),
+                     -rng.random(shape).astype(np.float32) - 1))
+        x[rng.random(shape) < 0.05] = np.nan
+        x = x.astype(np.float32)
+        try:
+            want, _ = ref_pool(x, spec)
+        except Exception:                    # (a spec whose window does not fit: the core refuses it too)
+            continue
+        if want is None:
+            continue
+        got = pool(x, spec, threads=1)
+        assert got.tobytes() == want.astype(np.float32).tobytes(), (spec, shape)

@@ -294,6 +294,9 @@ class _Run:
                         f.result()
             else:
                 self._chunks(chunks)
+            if self.g.spec.reduction == "max" and self.g.ctype.kind == "f" and not self.exact_first:
+                with np.errstate(invalid="ignore"):
+                    self._zero_signs(0, self.g.planes, self.v)      # (once for all chunks: a few steps a tap)
         return (self.values, self.indices) if self.g.want_indices else self.values
 
     def _chunks(self, chunks):
@@ -332,8 +335,6 @@ class _Run:
                     and not ws.flat_result.min() >= self.g.identity:    # (contiguous: a faster min)
                 np.fmax(grid, self.g.identity, out=grid)  # all-NaN or -inf windows start from lowest
             copy_rows(out, grid)
-            if self.g.ctype.kind == "f" and not self.exact_first:
-                self._zero_signs(a, b, out)
         elif red == "avg" and out.dtype == grid.dtype:
             copy_rows(out, grid)        # then the contiguous output is divided in place: the grid is strided
             self._finish(out, out)
@@ -367,7 +368,6 @@ class _Run:
         if self.g.ctype.kind == "f":
             if not out.min() >= self.g.identity:
                 np.fmax(out, self.g.identity, out=out)      # all-NaN or -inf windows start from lowest
-            self._zero_signs(a, b, out)
 
     def _window_chunk(self, a, b):
         """One window per axis: a numpy reduction over its part of the input, same identities and divisors."""
@@ -379,8 +379,6 @@ class _Run:
             if g.ctype.kind == "f":
                 np.fmax(r, g.identity, out=r)       # all-NaN or -inf windows: the lowest value, as the taps do
             np.copyto(out, r, casting="unsafe")
-            if g.ctype.kind == "f":
-                self._zero_signs(a, b, out)
             return
         flat = view.reshape(view.shape[0], -1, view.shape[-1]) if view.flags.c_contiguous else \
             np.array(view).reshape(view.shape[0], -1, view.shape[-1])
@@ -403,16 +401,40 @@ class _Run:
     def _zero_signs(self, a, b, out):
         """Windows of planes a..b whose maximum is zero take the sign of their first zero tap (row-major),
         the element the plugin's strictly-greater scan keeps. Only where some maximum is zero and the chunk's input
-        holds a -0.0 at all (its bits are the lowest integer of their width: one min over the chunk): then
-        by gathering each such window's taps. The output is looked at first: it is smaller than the input."""
+        holds a -0.0 at all (its bits are the lowest integer of their width: one min over the chunk). Then, at
+        the cost of a few whole-array steps a tap (not a gather a window): the taps are strided views of the
+        input (padded with NaN, which is never zero), scanned last to first so that the first zero's sign is
+        the one left; a window over a whole axis takes its first zero by argmax."""
         flat = out.reshape(-1)
         is_zero = flat == 0
         if not is_zero.any():
             return
         xs = self.x[a:b]
-        bits = xs.view(f"i{xs.dtype.itemsize}")
+        itype = f"i{xs.dtype.itemsize}"
+        bits = xs.view(itype)
         if not bits.size or bits.min() != np.iinfo(bits.dtype).min:
             return
+        if self.g.window is None and np.count_nonzero(is_zero) * 16 < flat.size:
+            return self._gather_zero_signs(xs, out, flat, is_zero)
+        if self.g.window is not None:                   # one window an axis: the first zero of each plane
+            view = np.asarray(self.x[(slice(a, b),) + self.g.window + (slice(None),)])
+            rows = np.moveaxis(view, -1, 1).reshape(view.shape[0], view.shape[-1], -1)
+            first = np.argmax(rows == 0, axis=2)[..., None]
+            negative = np.signbit(np.take_along_axis(rows, first, axis=2))[..., 0]
+            negative = negative.reshape(out.shape[0], *([1] * (out.ndim - 2)), out.shape[-1])
+        else:
+            plans = self.g.plans
+            if xs.shape[-1] == 1:                       # (no trailing axis of one: numpy's inner loops run along W)
+                negative = np.zeros(out.shape, dtype=bool)
+                self._first_zero_signs(xs[..., 0], plans, negative[..., 0])
+            else:
+                negative = np.zeros(out.shape, dtype=bool)
+                self._first_zero_signs(xs, plans, negative)
+        flat[is_zero] = np.where(np.broadcast_to(negative, out.shape).reshape(-1)[is_zero], -0.0, 0.0)
+
+    def _gather_zero_signs(self, xs, out, flat, is_zero):
+        """The first zero tap's sign of the few windows whose maximum is zero, tap by tap at their positions
+        only (cheaper than whole-array steps when they are few)."""
         zero = np.flatnonzero(is_zero)     # (after the checks: finding them costs 16 ns each)
         pos = np.unravel_index(zero, out.shape)
         plans = self.g.plans
@@ -428,6 +450,22 @@ class _Run:
             if not todo.size:
                 break
         flat[zero] = np.where(negative, -0.0, 0.0)
+        return None
+
+    @staticmethod
+    def _first_zero_signs(xs, plans, negative):
+        """negative[window] = whether its first zero tap is -0.0 (False where it has none), for (planes,
+        spatial..., [channels]) `xs`: the taps as strided views, scanned last to first."""
+        ends = [max(p.length + p.pad_begin, (p.out - 1) * p.stride + p.dilated_kernel) for p in plans]
+        padded = xs
+        if any(p.pad_begin for p in plans) or any(e != p.length for e, p in zip(ends, plans)):
+            rest = xs.shape[1 + len(plans):]                # NaN in the padding: never a zero tap
+            padded = np.full((xs.shape[0],) + tuple(ends) + rest, np.nan, dtype=xs.dtype)
+            padded[(slice(None),) + tuple(slice(p.pad_begin, p.pad_begin + p.length) for p in plans)] = xs
+        for taps in reversed(list(itertools.product(*(range(p.kernel) for p in plans)))):
+            v = padded[(slice(None),) + tuple(slice(t * p.dilation, t * p.dilation + (p.out - 1) * p.stride + 1,
+                                                    p.stride) for p, t in zip(plans, taps))]
+            negative[...] = np.where(v == 0, np.signbit(v), negative)     # (a select: no branch an element)
 
     def _write_indices(self, ws, a, b):
         """Flat NC-first input index: (n*C + c)*plane + window start + winning tap's offset.
