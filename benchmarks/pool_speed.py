@@ -241,6 +241,18 @@ def small_calls(threads, runs=3) -> None:
         print(f"| {name} | {sec * 1e6:.1f} | {sec / ov_us:.2f} | {sec / ort_us:.2f} |")
 
 
+INPUTS = {   # the values a case runs on
+    "random": lambda rng, shape: rng.standard_normal(shape, dtype=np.float32),
+    # every value -0.0 or +0.0: every maximum a tie of zeros, whose sign is the first zero tap's
+    "ties": lambda rng, shape: np.where(rng.random(shape) < 0.5, np.float32(-0.0), np.float32(0.0)),
+    # ReLU-like, with -0.0 where it clips: the windows that clip whole are zero ties
+    "negzero": lambda rng, shape: np.maximum(rng.standard_normal(shape, dtype=np.float32), np.float32(-0.0)),
+    # 5% NaN: windows with NaN (which never wins) beside random values
+    "nan": lambda rng, shape: np.where(rng.random(shape) < 0.05, np.float32(np.nan),
+                                       rng.standard_normal(shape, dtype=np.float32)),
+}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, default=1, help="threads per runtime; 0 = every core")
@@ -250,6 +262,9 @@ def main(argv=None) -> int:
                     help="skip onnx's reference evaluator when one call would exceed this many seconds"
                          " (estimated from a one-image slice); 0 skips it")
     ap.add_argument("--budget", type=float, default=1.0, help="seconds of timing per measurement")
+    ap.add_argument("--inputs", action="append", choices=sorted(INPUTS),
+                    help="the values each case runs on (default: random); ties, negzero and nan time the"
+                         " exactness of max (the sign of a zero maximum, NaN windows) beside random values")
     ap.add_argument("--runs", type=int, default=3,
                     help="measure every case this many times, in turns, and report the median run")
     args = ap.parse_args(argv)
@@ -263,10 +278,11 @@ def main(argv=None) -> int:
     print("|" + "---|" * len(head))
     rng = np.random.default_rng(0)
     worst = {}
-    for c in CASES:
+    for c, kind in [(c, k) for c in CASES for k in args.inputs or ["random"]]:
         if args.case and not any(s in c["name"] for s in args.case):
             continue
-        x = rng.standard_normal(c["shape"], dtype=np.float32)
+        x = INPUTS[kind](rng, c["shape"])
+        c = dict(c, name=c["name"] if kind == "random" else f"{c['name']} {kind}")
         check_equal(c, x, args.threads)
         fns, times = {"irpool": irpool_fn(c, x, args.threads)}, {}
         for name in peers:

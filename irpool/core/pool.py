@@ -414,7 +414,7 @@ class _Run:
         bits = xs.view(itype)
         if not bits.size or bits.min() != np.iinfo(bits.dtype).min:
             return
-        if self.g.window is None and np.count_nonzero(is_zero) * 16 < flat.size:
+        if self.g.window is None and np.count_nonzero(is_zero) * 4 < flat.size:
             return self._gather_zero_signs(xs, out, flat, is_zero)
         if self.g.window is not None:                   # one window an axis: the first zero of each plane
             view = np.asarray(self.x[(slice(a, b),) + self.g.window + (slice(None),)])
@@ -430,7 +430,9 @@ class _Run:
             else:
                 negative = np.zeros(out.shape, dtype=bool)
                 self._first_zero_signs(xs, plans, negative)
-        flat[is_zero] = np.where(np.broadcast_to(negative, out.shape).reshape(-1)[is_zero], -0.0, 0.0)
+        negative = np.broadcast_to(negative, out.shape).reshape(-1)
+        flat[is_zero] = 0.0                                 # (+0.0, then -(+0.0) where the first zero is -0.0:
+        np.negative(flat, out=flat, where=negative & is_zero)   # no float temporary the output's size)
 
     def _gather_zero_signs(self, xs, out, flat, is_zero):
         """The first zero tap's sign of the few windows whose maximum is zero, tap by tap at their positions
@@ -455,17 +457,27 @@ class _Run:
     @staticmethod
     def _first_zero_signs(xs, plans, negative):
         """negative[window] = whether its first zero tap is -0.0 (False where it has none), for (planes,
-        spatial..., [channels]) `xs`: the taps as strided views, scanned last to first."""
-        ends = [max(p.length + p.pad_begin, (p.out - 1) * p.stride + p.dilated_kernel) for p in plans]
-        padded = xs
-        if any(p.pad_begin for p in plans) or any(e != p.length for e, p in zip(ends, plans)):
-            rest = xs.shape[1 + len(plans):]                # NaN in the padding: never a zero tap
-            padded = np.full((xs.shape[0],) + tuple(ends) + rest, np.nan, dtype=xs.dtype)
-            padded[(slice(None),) + tuple(slice(p.pad_begin, p.pad_begin + p.length) for p in plans)] = xs
-        for taps in reversed(list(itertools.product(*(range(p.kernel) for p in plans)))):
-            v = padded[(slice(None),) + tuple(slice(t * p.dilation, t * p.dilation + (p.out - 1) * p.stride + 1,
-                                                    p.stride) for p, t in zip(plans, taps))]
-            negative[...] = np.where(v == 0, np.signbit(v), negative)     # (a select: no branch an element)
+        spatial..., [channels]) `xs`: the taps as strided views of the input, each over the windows it falls
+        inside (padding is never a zero tap), scanned last to first; a few thousand planes at a time, so that
+        the steps' temporaries stay small."""
+        step = max(1, (1 << 16) // max(1, math.prod(negative.shape[1:])))
+        taps = list(itertools.product(*(range(p.kernel) for p in plans)))[::-1]
+        ranges = []
+        for tap in taps:
+            inside = []
+            for p, t in zip(plans, tap):
+                lo = max(0, -(-(p.pad_begin - t * p.dilation) // p.stride))
+                hi = min(p.out, (p.length - 1 + p.pad_begin - t * p.dilation) // p.stride + 1)
+                inside.append((lo, hi, lo * p.stride - p.pad_begin + t * p.dilation, p.stride))
+            if all(lo < hi for lo, hi, _, _ in inside):
+                ranges.append(inside)
+        for a in range(0, xs.shape[0], step):
+            part, neg = xs[a:a + step], negative[a:a + step]
+            for inside in ranges:
+                v = part[(slice(None),) + tuple(slice(start, start + (hi - lo - 1) * s + 1, s)
+                                                 for lo, hi, start, s in inside)]
+                at = (slice(None),) + tuple(slice(lo, hi) for lo, hi, _, _ in inside)
+                neg[at] = np.where(v == 0, np.signbit(v), neg[at])     # (a select: no branch an element)
 
     def _write_indices(self, ws, a, b):
         """Flat NC-first input index: (n*C + c)*plane + window start + winning tap's offset.
