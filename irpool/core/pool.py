@@ -415,7 +415,8 @@ class _Run:
         if not bits.size or bits.min() != np.iinfo(bits.dtype).min:
             return
         if self.g.window is None and np.count_nonzero(is_zero) * 4 < flat.size:
-            return self._gather_zero_signs(xs, out, flat, is_zero)
+            self._gather_zero_signs(xs, out, flat, is_zero)
+            return
         if self.g.window is not None:                   # one window an axis: the first zero of each plane
             view = np.asarray(self.x[(slice(a, b),) + self.g.window + (slice(None),)])
             rows = np.moveaxis(view, -1, 1).reshape(view.shape[0], view.shape[-1], -1)
@@ -452,7 +453,6 @@ class _Run:
             if not todo.size:
                 break
         flat[zero] = np.where(negative, -0.0, 0.0)
-        return None
 
     @staticmethod
     def _first_zero_signs(xs, plans, negative):

@@ -134,8 +134,8 @@ class _Net:
     def __init__(self, doc: Document, report: Report, path: str = "", wait=frozenset()):
         self.doc, self.file, self.report, self.path = doc, doc.file, report, path
         self.wait = wait        # ids of pooling layers that wait for their producer although their input is static
-        self.relook = set()     # ids of pooling layers whose producer gives other dims than their declared input, and ("const", id)
-        #                         of the Consts kept in the next pass: a family layer reads one that is no shape
+        self.relook = set()     # ids of pooling layers whose producer gives other dims than their declared input,
+        #                         and ("const", id) of the Consts kept in the next pass (a family layer reads one)
         self.keep_consts = {x[1] for x in wait if isinstance(x, tuple)}
         self.joins = {}         # (id, port) of those -> the edge-mismatch of the edge into it, and its line
         self.loose = []         # (message, line, who, consumer row) of edges with a missing end, judged in finish()
@@ -698,14 +698,19 @@ class _Net:
         if fl in self.waiting or fl in self.types.params:
             self.relook.add(tl)                 # its producer's output is known once the edges are read, or its type
             return                              # is a Parameter's element_type that the ports do not declare
-        want = self.outputs.get((fl, fp), ())
-        if want == ():
-            src = self.signature(fl)
-            raw = src and src[3].get(fp)
-            want = [lenient_dim(t) for t in raw] if raw else None
+        want = self.produced(fl, fp)
         have = [lenient_dim(t) for t in dst[2][0][1]]
-        if want is not None and have and (len(have) != len(want) or not all(map(compatible, have, want))):
+        if want not in ((), None) and have and (len(have) != len(want) or not all(map(compatible, have, want))):
             self.relook.add(tl)
+
+    def produced(self, fl, fp):
+        """The dims output `fp` of layer `fl` gives, as OpenVINO infers them: what check computed for it, else
+        what it declares; () where neither is known (None: a dynamic rank)."""
+        if (fl, fp) in self.outputs:
+            return self.outputs[(fl, fp)]
+        src = self.signature(fl)
+        raw = src and src[3].get(fp)
+        return [lenient_dim(t) for t in raw] if raw else ()
 
     def join_fix(self, fl, fp, tl, tp) -> dict | None:
         """What --fix writes into the input port an edge joins to a Parameter or pooling layer's output: the dims
@@ -713,9 +718,7 @@ class _Net:
         src, dst = self.signature(fl), self.signature(tl)
         if src[0] not in ("Parameter",) + POOL_TYPES or self.path:
             return None
-        want = self.outputs.get((fl, fp), ())
-        if want == ():
-            want = [lenient_dim(t) for t in src[3][fp]]
+        want = self.produced(fl, fp)
         have = [lenient_dim(t) for t in dst[4][tp]]
         if want is None or len(want) != len(have):
             return None
@@ -811,13 +814,8 @@ class _Net:
     def input_dims(self, layer: Layer, src):
         """A waiting layer's input as OpenVINO infers it: from its producer where that says more."""
         declared = layer.inputs[0].dims or None
-        if src is None:
-            return declared
-        if src in self.outputs:
-            return self.outputs[src]
-        info = self.info(src[0])
-        raw = dict(info[2]).get(src[1]) if info else None
-        return [lenient_dim(t) for t in raw] if raw else declared
+        got = () if src is None else self.produced(*src)
+        return declared if got == () else got
 
 
 def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None) -> Report:  # noqa: A002
