@@ -5,9 +5,12 @@ Consts, XML), against read_model + compile_model on the CPU in child processes (
 has an error exactly where OpenVINO refuses the file, leaving aside the declared dims OpenVINO ignores and
 irpool exists to flag (shape-mismatch, and an edge-mismatch that joins different dims).
 
-CPU facts relied on: none beyond what the element types in ovdiff.TYPES do on every CPU (measured on AMD EPYC
-family 25 model 17, OpenVINO 2026.4.1): the types whose verdict depends on the CPU (nf4, u2, f4e2m1, the f8
-types) are left to tests/test_eltypes.py. The default run takes 240 edited files; the slow set 3,000.
+CPU facts: the types whose verdict depends most on the CPU (nf4, u2, f4e2m1, the f8 types) are left to
+tests/test_eltypes.py. Some verdicts on the types in ovdiff.TYPES are rules measured on this project's AMD EPYC
+CPUs only (schemas/openvino.json: an integer AvgPool with one channel and a window of padding only): on another
+CPU, a file OpenVINO compiles where irpool's only errors are such rules ("on any CPU measured") is not counted
+against irpool there (the rule is the measured CPUs'); everything else is asserted on every machine. Measured
+on AMD EPYC family 25 model 17, OpenVINO 2026.4.1: 188 files in the default run, 2,220 in the slow set.
 """
 import collections
 
@@ -16,6 +19,7 @@ import pytest
 
 import irpool
 from ovdiff import edited, inferred_dims, openvino_verdicts, random_net, write
+from test_eltypes import measured_cpu
 
 pytest.importorskip("openvino")
 
@@ -59,6 +63,9 @@ def run(tmp_path, seed: int, nets: int, edits: int) -> list:
     disagree = []
     for path, names, (ov_verdict, detail) in zip(files, said, verdicts):
         mine, findings = irpool_verdict(path)
+        if mine == "refused" and ov_verdict == "ok" and measured_cpu() is None and \
+                all("on any CPU measured" in f for f in findings if f.startswith("error:")):
+            continue                           # (a rule of the CPUs measured; this is not one of them)
         if mine != ov_verdict:
             disagree.append((names, mine, findings, ov_verdict, detail if ov_verdict != "ok" else "",
                              f"{tmp_path.name}/{path.name}"))

@@ -28,7 +28,7 @@ from .elements import element_type, spellings
 from .family import FAMILY_TYPES, interpret_family, is_family, shape_input_name
 from .eltypes import TypeVerdicts
 from .graph import ROOTS, Graph
-from .layers import POOL_TYPES, check_dims, interpret, is_pooling, type_refusal
+from .layers import POOL_TYPES, check_dims, empty_window_refusal, interpret, is_pooling, type_refusal
 from .parse import (_BIG_LINE, BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer,
                     belongs, content_key, light_ports, line_of, opened_source)
 from .table import Blocks, LayerTable
@@ -463,12 +463,9 @@ class _Net:
             computed = list(x_dims)
             for a, p in zip(pl.spec.spatial_axes(rank), plans):
                 computed[a] = p.out if p.out is not None else (p.bounds or DYNAMIC)
-            if et is not None and et.name in _EMPTY_WINDOW_TYPES and pl.spec.reduction == "avg" and x_dims[1] == 1 \
-                    and pl.spec.count != "exclude_pad" and any(_empty_window(p) for p in plans):
-                self.finding("bad-precision", f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} with one"
-                             " channel and exclude-pad false where a window lies entirely in the padding (\"Supported"
-                             " primitive descriptors list is empty\"; measured on AMD EPYC family 25 model 17, the"
-                             " only CPU tried; u8, i8 and float types compile)", x.line, layer)
+            refusal = empty_window_refusal(pl, et, x_dims, plans)
+            if refusal:
+                self.finding(*refusal, x.line, layer)
         for k, port in enumerate(layer.outputs[: pl.outputs]):
             self.port_dims(layer, pl, x_dims, plans, computed, port, first=k == 0)
             want = et.name if k == 0 and et is not None else pl.index_type if k == 1 else None
@@ -886,18 +883,6 @@ _PARAMETER_REFUSED = {
     "dynamic": "the CPU plugin does not compile an input of dynamic element type (\"Cannot allocate memory for"
                " incompatible descriptors\")",
 }
-
-
-# An integer AvgPool the CPU plugin does not compile with one channel when a window holds no input element
-# (OpenVINO 2026.4.1, measured on AMD EPYC family 25 model 17 with i16..u64, u8, i8, boolean and float types)
-_EMPTY_WINDOW_TYPES = ("i16", "u16", "i32", "u32", "i64", "u64")
-
-
-def _empty_window(p) -> bool:
-    """Whether a window of the axis lies entirely in its padding (the first, or the last)."""
-    if p.length is None or p.out is None or p.pad_begin is None:
-        return False
-    return p.pad_begin >= p.dilated_kernel or (p.out - 1) * p.stride - p.pad_begin >= p.length
 
 
 def _check_precisions(net: _Net, layer: Layer):

@@ -246,6 +246,25 @@ def type_refusal(pl: PoolLayer, et, indices_used: bool = False, channels=None, s
     return None
 
 
+def empty_window_refusal(pl: PoolLayer, et, dims, plans) -> tuple[str, str] | None:
+    """(code, reason) where the CPU plugin has no kernel for an AvgPool on `et` with one channel, exclude-pad
+    false and a window wholly in the padding (schemas/openvino.json "empty_window", with the CPUs measured)."""
+    rule = load("openvino")["empty_window"]
+    if et is None or et.name not in rule["types"] or pl.spec.reduction != "avg" or pl.spec.count == "exclude_pad" \
+            or dims is None or dims[1] != 1 or not any(_empty_window(p) for p in plans):
+        return None
+    what = f"{pl.op} on {et.name} with one channel and exclude-pad false where a window lies entirely in the padding"
+    return _measured(rule, f"OpenVINO's CPU plugin does not compile {what} ({rule['why']})",
+                     f"OpenVINO's CPU plugin compiles {what} only where the CPU has a kernel for it ({rule['why']})")
+
+
+def _empty_window(p) -> bool:
+    """Whether a window of the axis lies entirely in its padding (the first, or the last)."""
+    if p.length is None or p.out is None or p.pad_begin is None:
+        return False
+    return p.pad_begin >= p.dilated_kernel or (p.out - 1) * p.stride - p.pad_begin >= p.length
+
+
 def layout_dependent(et, dims, dilated: bool = False) -> bool:
     """Whether type_refusal's verdict on a pool of element type `et` on input `dims` depends on the layers that
     take its data output (nf4, u2, f4e2m1 with a static input of more than one channel; schemas/openvino.json
