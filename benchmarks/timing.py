@@ -36,3 +36,16 @@ def median_runs(fns: dict, *, runs: int, budget: float) -> dict:
         for k, t in in_turns(fns, budget=budget).items():
             times[k].append(t)
     return {k: statistics.median(v) for k, v in times.items()}
+
+
+def cpu_name() -> str:
+    """The CPU as lscpu names it: model name, family and model (a ratio measured on one CPU is a fact about it)."""
+    info = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                info.setdefault(key.strip(), value.strip())
+    except OSError:
+        return "?"
+    return f"{info.get('model name', '?')} (family {info.get('cpu family', '?')} model {info.get('model', '?')})"

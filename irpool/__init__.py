@@ -1,7 +1,9 @@
 """irpool: validate and run the pooling layers of OpenVINO IR files; run ONNX pooling nodes on the same core."""
 from .errors import IRError
 from .core import PoolSpec, output_shape, pool
-from .ir import Finding, Program, Report, check, explain, load, run
+from .frontend import check, load, run
+from .ir import Program, explain
+from .report import Finding, Report
 
 __all__ = ["IRError", "Finding", "Report", "check", "explain", "run", "load", "Program", "PoolSpec", "output_shape", "pool"]
 __version__ = "0.1.0"

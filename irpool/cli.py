@@ -38,7 +38,7 @@ def _check(args) -> int:
     base = os.path.dirname(cfg["file"]) if "file" in cfg else None
     items = expand(args.files, exclude, base)
     if not items:
-        raise IRError(f"no IR .xml file under {', '.join(args.files)}")
+        raise IRError(f"no IR .xml file or .onnx model under {', '.join(args.files)}")
     if args.skip_non_ir:
         items = [(name, source, True) for name, source, _ in items]
     if args.bin is not None and len(items) != 1:
@@ -50,8 +50,9 @@ def _check(args) -> int:
     progress = Progress(len(items), sys.stderr)
     out = sys.stderr if args.fix and items[0][1] == "-" else sys.stdout
     jobs = args.jobs or default_threads()
-    stream = (_fixed(item, args, args.bin) for item in items) if fixing else \
-        check_all(items, args.max_bytes, jobs, args.bin)
+    shapes = _shapes(args)
+    stream = (_fixed(item, args, args.bin, shapes) for item in items) if fixing else \
+        check_all(items, args.max_bytes, jobs, args.bin, shapes)
     results, changed = [], False
     for done, result in enumerate(stream, 1):
         changed = changed or bool(result.fixed)
@@ -85,22 +86,26 @@ def _check(args) -> int:
     return status
 
 
-def _fixed(item, args, bin):  # noqa: A002
+def _fixed(item, args, bin, shapes=None):  # noqa: A002
     """check --fix / --diff of one item: written in place, to standard output (--fix -), or shown as a diff."""
     import difflib
 
     from .inputs import fix_one
     from .outputs import write_atomic
-    result, before, after = fix_one(item, args.max_bytes, bin)
+    result, before, after = fix_one(item, args.max_bytes, bin, shapes)
     if after is None or after == before:
         if args.fix and item[1] == "-" and before is not None:
             sys.stdout.buffer.write(before)
         return result
     if args.diff:
         name = result.file
-        diff = difflib.unified_diff(before.decode("utf-8", "surrogateescape").splitlines(True),
-                                    after.decode("utf-8", "surrogateescape").splitlines(True),
-                                    f"a/{name}", f"b/{name}")
+        if _is_onnx(item, before):
+            from .onnx.fix import text_lines
+            before, after = text_lines(before), text_lines(after)
+        else:
+            before = before.decode("utf-8", "surrogateescape").splitlines(True)
+            after = after.decode("utf-8", "surrogateescape").splitlines(True)
+        diff = difflib.unified_diff(before, after, f"a/{name}", f"b/{name}")
         text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in diff)
         sys.stdout.flush()
         sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
@@ -109,11 +114,21 @@ def _fixed(item, args, bin):  # noqa: A002
         sys.stdout.buffer.write(after)
     else:
         try:
-            write_atomic(item[1], lambda f: f.write(after), ".xml")
+            write_atomic(item[1], lambda f: f.write(after), ".onnx" if _is_onnx(item, before) else ".xml")
         except (IRError, OSError) as e:             # the file stays as it was; the walk goes on
             reason = getattr(e, "reason", None) or getattr(e, "strerror", None) or str(e)
             return type(result)(result.file, "unreadable", f"cannot write the fixed file: {reason}")
     return result
+
+
+def _is_onnx(item, data: bytes) -> bool:
+    from .frontend import kind
+    return kind(data if item[1] == "-" else item[1]) == "onnx"
+
+
+def _shapes(args) -> dict | None:
+    from .onnx.model import read_shapes
+    return read_shapes(args.shape) if getattr(args, "shape", None) else None
 
 
 def _source(name: str):
@@ -122,7 +137,7 @@ def _source(name: str):
 
 def _run(args) -> int:
     from .inputs import load_arrays
-    from .ir import load
+    from .frontend import load
     from .outputs import target, write_npy, write_npz
     npy = args.output is not None and args.output.lower().endswith(".npy")
     if args.output is not None:
@@ -146,7 +161,11 @@ def _run(args) -> int:
 
 def _explain(args) -> int:
     """Each layer printed as check reaches it: text blocks, or one JSON document streamed entry by entry."""
+    from .frontend import kind
     from .ir.explain import each_entry, render
+    source = _source(args.file)
+    if kind(source) == "onnx":
+        return _explain_onnx(args, source)
     failed = []
 
     def show(e):
@@ -157,12 +176,23 @@ def _explain(args) -> int:
             print(render(e))
     if args.json:
         print(f'{{"irpool": {json.dumps(__version__)}, "layers": [')
-    count = each_entry(_source(args.file), show, args.layer, max_bytes=args.max_bytes, bin=args.bin)
+    count = each_entry(source, show, args.layer, max_bytes=args.max_bytes, bin=args.bin)
     if args.json:
         print("\n]}")
     elif not count:
         print("no pooling layers")
     return 1 if any(failed) else 0
+
+
+def _explain_onnx(args, source) -> int:
+    from .onnx.explain import entries, render
+    found = entries(source, args.layer, max_bytes=args.max_bytes, shapes_given=_shapes(args))
+    if args.json:
+        print(json.dumps({"irpool": __version__, "layers": found}, indent=1))
+    else:
+        print("\n".join(render(e) for e in found) if found else "no pooling nodes")
+    return 1 if any(e["error"] or any(o["declared"] and o["declared"] != o["computed"] for o in e["outputs"])
+                    for e in found) else 0
 
 
 def _codes(args) -> int:
@@ -253,12 +283,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--isolated", action="store_true", help="read no pyproject.toml")
     p.add_argument("--bin", metavar="PATH", help="the weights file of a single FILE (default: the .bin beside the"
                    " .xml; standard input has none): where the pooling family's shape inputs are read")
+    p.add_argument("--shape", action="append", default=[], metavar="NAME=1,3,224,224",
+                   help="an .onnx model's input sizes, as benchmark_app -shape takes them: symbolic dims are judged"
+                        " with these; may be repeated")
     p.set_defaults(func=_check, format="text")
     p = sub.add_parser("run", formatter_class=fmt, help="execute a net of Parameter, pooling and Result layers",
                        epilog=EXIT_CODES + "\n\nexamples:\n  irpool run model.xml -i image=x.npy -o out.npz\n"
                                            "  irpool run layer.xml -i 0=x.npy\n"
                                            "  irpool run resnet50.xml --layer pool1 -i 0=x.npy -o pool1.npz")
-    p.add_argument("file", metavar="FILE", help="an IR .xml file (a net or a bare <layer>), or - for standard input")
+    p.add_argument("file", metavar="FILE", help="an IR .xml file (a net or a bare <layer>), an .onnx model (with"
+                   " --layer NODE), or - for standard input")
     p.add_argument("-i", "--input", action="append", default=[], metavar="NAME=x.npy",
                    help="an input: NAME=x.npy, NAME=x.npz (its array NAME, or its only one), or x.npz (every array"
                         " by its name). NAME: a Parameter's name or tensor name; 0 for a bare layer")
@@ -284,6 +318,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--layer", metavar="ID|NAME", help="only the pooling layer with this id or name")
     p.add_argument("--bin", metavar="PATH", help="the weights file (default: the .bin beside the .xml)")
     p.add_argument("--json", action="store_true", help="one JSON document instead of text")
+    p.add_argument("--shape", action="append", default=[], metavar="NAME=1,3,224,224",
+                   help="an .onnx model's input sizes, as benchmark_app -shape takes them; may be repeated")
     p.set_defaults(func=_explain)
     for name, p in sub.choices.items():
         if name == "codes":

@@ -27,7 +27,7 @@ class IRError(ValueError):
     def _render(self) -> str:
         where = []
         if self.file is not None or self.line is not None:
-            where.append(f"{self.file or '<string>'}:{self.line if self.line is not None else '?'}")
+            where.append(self.file or '<string>' if self.line is None else f"{self.file or '<string>'}:{self.line}")
         if self.layer_id is not None or self.layer_name is not None:
             who = f"layer id={self.layer_id!s}"
             if self.layer_name is not None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import __version__
 from .codes import codes
-from .ir.check import pooling_summary
+from .report import pooling_summary
 
 STATUSES = ("ok", "error", "unreadable", "skipped")
 
@@ -75,7 +75,8 @@ def text(result: FileResult, out, err, paint=_plain, quiet: bool = False) -> Non
             print(f"{result.file}: skipped ({result.reason})", file=out)
         return
     for x in result.fixed:
-        print(f"{result.file}:{x.line}: {paint('fixed', 'fixed')}{x.message[len('fixed'):]}", file=out)
+        line = "" if x.line is None else f":{x.line}"
+        print(f"{result.file}{line}: {paint('fixed', 'fixed')}{x.message[len('fixed'):]}", file=out)
     for f in result.findings:
         print(f.render(paint), file=out)
     if result.status == "ok" and not (quiet and not result.findings and not result.fixed):

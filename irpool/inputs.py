@@ -1,5 +1,5 @@
 """What the command line reads: FILE arguments (a path, `-` for standard input, a pipe, or a folder searched
-for IR .xml files) and the arrays `run -i` names."""
+for IR .xml files and .onnx models) and the arrays `run -i` names."""
 from __future__ import annotations
 
 import fnmatch
@@ -17,7 +17,7 @@ STDIN = "-"
 
 
 def expand(args, exclude=(), base: str | None = None) -> list:
-    """(shown name, source, found in a folder) for each FILE argument; a folder gives its .xml files, less
+    """(shown name, source, found in a folder) for each FILE argument; a folder gives its .xml and .onnx files, less
     those `exclude` matches (globs matched against the path from `base`, default the current folder, and
     against each of its parts: "build" leaves out every folder named build). A file named is never left out."""
     items = []
@@ -29,7 +29,7 @@ def expand(args, exclude=(), base: str | None = None) -> list:
             for root, dirs, files in os.walk(arg):
                 dirs[:] = sorted(d for d in dirs if not _excluded(os.path.join(root, d), exclude, base))
                 items.extend((os.path.join(root, f), os.path.join(root, f), True) for f in sorted(files)
-                             if f.lower().endswith(".xml") and not _excluded(os.path.join(root, f), exclude, base))
+                             if f.lower().endswith((".xml", ".onnx")) and not _excluded(os.path.join(root, f), exclude, base))
         else:
             items.append((arg, arg, False))
     return items
@@ -44,12 +44,14 @@ def _excluded(path: str, globs, base: str) -> bool:
                for g in (g.rstrip("/") for g in globs))
 
 
-def check_one(item, max_bytes: int, bin=None) -> FileResult:  # noqa: A002
-    """irpool.check of one item as a FileResult: XML that is not IR, found in a folder, is skipped."""
-    from .ir import check
+def check_one(item, max_bytes: int, bin=None, shapes=None) -> FileResult:  # noqa: A002
+    """irpool.check of one item as a FileResult: XML that is not IR, found in a folder, is skipped, and so
+    is an .onnx model there when the onnx extra is missing."""
+    from .frontend import check
     name, source, found = item
     try:
-        report = check(sys.stdin.buffer if source == STDIN else source, max_bytes=max_bytes, bin=bin)
+        report = check(sys.stdin.buffer if source == STDIN else source, max_bytes=max_bytes, bin=bin,
+                       shapes=shapes, file=name)
     except IRError as e:
         return _refused(item, e)
     return _result(name, report)
@@ -58,7 +60,7 @@ def check_one(item, max_bytes: int, bin=None) -> FileResult:  # noqa: A002
 def _refused(item, e: IRError) -> FileResult:
     """XML that is not IR, found in a folder (or with --skip-non-ir), is skipped; anything else unreadable."""
     name, _, found = item
-    return FileResult(name, "skipped" if found and e.code == "not-ir" else "unreadable", e.reason)
+    return FileResult(name, "skipped" if found and e.code in ("not-ir", "needs-extra") else "unreadable", e.reason)
 
 
 def _result(name: str, report, fixed=()) -> FileResult:
@@ -68,14 +70,21 @@ def _result(name: str, report, fixed=()) -> FileResult:
                       pooling_kinds=report.kinds, fixed=list(fixed))
 
 
-def fix_one(item, max_bytes: int, bin=None) -> tuple:  # noqa: A002
+def fix_one(item, max_bytes: int, bin=None, shapes=None) -> tuple:  # noqa: A002
     """check --fix of one item: (FileResult of the fixed document, with what was fixed; the bytes as read;
     the bytes fixed). Nothing is written here. A file that cannot be read gives (FileResult, None, None)."""
+    from .frontend import kind
     from .ir.consts import bin_path
     from .ir.fix import fix
     name, source, _ = item
     try:
         data = _read_bytes(source, max_bytes)
+        if kind(data if source == STDIN else source) == "onnx":
+            from .onnx.fix import fix as fix_onnx
+            fixed, done, report = fix_onnx(data, max_bytes=max_bytes, file=name, shapes=shapes)
+            return _result(name, report, done), data, fixed
+        if shapes:
+            raise IRError("--shape is for .onnx models: an IR file's Parameters declare their shapes")
         weights = None if source == STDIN else bin_path(bin, source)
         fixed, done, report = fix(data, file=name, bin=weights, max_bytes=max_bytes)
     except IRError as e:
@@ -97,7 +106,7 @@ def _read_bytes(source, max_bytes: int) -> bytes:
     return data
 
 
-def check_all(items, max_bytes: int, jobs: int, bin=None):  # noqa: A002
+def check_all(items, max_bytes: int, jobs: int, bin=None, shapes=None):  # noqa: A002
     """FileResults in the order of `items`, on `jobs` processes (standard input on this one). `bin`: the
     weights file of a single item.
 
@@ -107,19 +116,19 @@ def check_all(items, max_bytes: int, jobs: int, bin=None):  # noqa: A002
     this one."""
     jobs = min(jobs, len(items))
     if jobs <= 1 or not _worth_processes(items):
-        yield from (check_one(item, max_bytes, bin) for item in items)
+        yield from (check_one(item, max_bytes, bin, shapes) for item in items)
         return
     size = max(1, min(64, len(items) // (jobs * 8)))
     batches = [items[i:i + size] for i in range(0, len(items), size)]
     with ProcessPoolExecutor(jobs) as pool:
-        futures = [None if any(item[1] == STDIN for item in batch) else pool.submit(_check_batch, batch, max_bytes)
-                   for batch in batches]
+        futures = [None if any(item[1] == STDIN for item in batch) else
+                   pool.submit(_check_batch, batch, max_bytes, shapes) for batch in batches]
         for batch, future in zip(batches, futures):
-            yield from _check_batch(batch, max_bytes) if future is None else future.result()
+            yield from _check_batch(batch, max_bytes, shapes) if future is None else future.result()
 
 
-def _check_batch(batch, max_bytes: int) -> list:
-    return [check_one(item, max_bytes) for item in batch]
+def _check_batch(batch, max_bytes: int, shapes=None) -> list:
+    return [check_one(item, max_bytes, shapes=shapes) for item in batch]
 
 
 # what checking costs on one process, roughly (measured: about 0.3 ms a small file, 20 MB/s), and what

@@ -69,7 +69,7 @@ def test_readme_console_examples(folder):
 def test_readme_python_examples(folder, monkeypatch):
     monkeypatch.chdir(folder)
     blocks = _blocks("python")
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     for block in blocks:
         exec(compile(block, "README.md", "exec"), {})
 

@@ -12,7 +12,7 @@ import difflib
 import marshal
 import math
 from array import array
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 
 from lxml import etree
 
@@ -20,6 +20,7 @@ from ..codes import severity
 from ..core import axis_names, plan
 from ..errors import IRError
 from ..opdefs import load
+from ..report import Finding, Report, pooling_summary  # noqa: F401 (re-exported)
 from . import consts, fold
 from .fold import MOST_KEPT, SHAPE_OPS
 from .consts import Const
@@ -32,84 +33,6 @@ from .layers import POOL_TYPES, check_dims, empty_window_refusal, interpret, is_
 from .parse import (_BIG_LINE, BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer,
                     belongs, content_key, light_ports, line_of, opened_source)
 from .table import Blocks, LayerTable
-
-
-@dataclass
-class Finding:
-    """One thing check found: `code` (schemas/codes.json; `irpool codes CODE` explains it), `severity`
-    (error fails, warning fails with --strict, note never), `message`, and where: `file`, `line`, the layer's
-    `layer_id`, `layer_name`, `layer_type`, and `path`, its enclosing layers when it sits in a body.
-    `str(finding)` is the line the command line prints; `to_dict()` its JSON entry.
-
-        >>> [str(f) for f in irpool.check("model.xml").findings]
-        ["model.xml:16: error: [shape-mismatch] layer id=1 name='pool1' (MaxPool): output port 1: H: ..."]
-    """
-    code: str            # shape-mismatch, bad-attribute, edge-mismatch, ...
-    severity: str        # error | warning | note (schemas/codes.json gives each code's)
-    message: str
-    line: int | None
-    layer_id: str | None = None
-    layer_name: str | None = None
-    layer_type: str | None = None
-    file: str | None = None
-    path: str | None = None      # the enclosing layers of a body, outermost first
-    fix: dict | None = None      # shape-mismatch: what --fix writes, {layer_line, port, dims: [[index, value]...]}
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    def __str__(self) -> str:
-        return self.render()
-
-    def render(self, paint=lambda kind, text: text) -> str:
-        """The line the command line prints; `paint(kind, text)` may colour the severity."""
-        who = ""
-        if self.layer_id is not None or self.layer_name is not None:
-            who = f" layer id={self.layer_id} name={self.layer_name!r} ({self.layer_type})"
-        where = f" in {self.path}" if self.path else ""
-        return (f"{self.file or '<string>'}:{self.line}: {paint(self.severity, self.severity)}: [{self.code}]{who}"
-                f"{where}: {self.message}")
-
-
-def pooling_summary(kinds: dict) -> str:
-    """'3 pooling layers: 1 MaxPool, 1 AvgPool, 1 global ReduceMean', or 'no pooling layers'."""
-    n = sum(kinds.values())
-    if not n:
-        return "no pooling layers"
-    return f"{n} pooling layer{'s' * (n != 1)}: " + ", ".join(f"{v} {k}" for k, v in kinds.items())
-
-
-@dataclass
-class Report:
-    """What irpool.check gives: `findings` (a list of Finding, by line), `ok` (no error finding; warnings and
-    notes allowed), `errors()`, `pooling_layers` (how many were checked, bodies included) and `kinds` with
-    `summary` ("3 pooling layers: 1 MaxPool, 1 AvgPool, 1 global ReduceMean").
-
-        >>> report = irpool.check("model.xml")
-        >>> report.ok, report.summary
-        (True, '2 pooling layers: 1 MaxPool, 1 AvgPool')
-    """
-    file: str | None
-    findings: list = field(default_factory=list)
-    pooling_layers: int = 0      # how many pooling layers were checked, bodies included
-    kinds: dict = field(default_factory=dict)   # how many of each kind: MaxPool, AdaptiveAvgPool, global ReduceMean
-    explained: object = field(default=None, repr=False)   # check(explain=...): a list or callable receiving records
-
-    def count(self, kind: str) -> None:
-        self.pooling_layers += 1
-        self.kinds[kind] = self.kinds.get(kind, 0) + 1
-
-    @property
-    def summary(self) -> str:
-        return pooling_summary(self.kinds)
-
-    @property
-    def ok(self) -> bool:
-        """No error findings (warnings allowed)."""
-        return not any(f.severity == "error" for f in self.findings)
-
-    def errors(self) -> list:
-        return [f for f in self.findings if f.severity == "error"]
 
 
 _EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in EDGE_ENDS]

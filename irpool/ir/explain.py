@@ -9,6 +9,7 @@ from Parameters, and reaches into If/Loop/TensorIterator bodies.
 """
 from __future__ import annotations
 
+from .. import drawing
 from ..errors import IRError
 from .check import check
 from .dims import DYNAMIC, compatible, text
@@ -70,7 +71,7 @@ def _entry(rec) -> dict:
                               pads=None if p.pad_begin is None else [p.pad_begin, p.pad_end],
                               pads_from=None if pl.spec.auto_pad == "explicit" else _same_pads(p, pl.spec.auto_pad),
                               output=text(p.out) if p.out is not None else text(p.bounds or DYNAMIC),
-                              arithmetic=p.arithmetic))
+                              arithmetic=p.arithmetic, drawing=_drawing(p, pl.spec.rounding)))
     computed = rec["computed"]
     if computed is not None:
         names = ["N", "C"] + [p.name for p in plans or ()] if plans else []
@@ -82,6 +83,19 @@ def _entry(rec) -> dict:
             e["outputs"].append(dict(port=port.id, computed=[text(c) for c in computed],
                                      declared=[text(d) for d in port.dims] if port.dims else None, differs=differs))
     return e
+
+
+def _drawing(p, rounding: str) -> list:
+    """The axis drawn (drawing.axis), with the window ceil_torch drops where ceil would keep it."""
+    if p.length is None or p.out is None or p.pad_begin is None:
+        return []
+    extra = None
+    if rounding == "ceil_torch":
+        num = p.length + p.pad_begin + p.pad_end - p.dilated_kernel
+        if -(-num // p.stride) + 1 != p.out:
+            extra = (f"starts at {p.out * p.stride - p.pad_begin}, in the end padding: rounding_type ceil_torch"
+                     " drops it, ceil would keep it")
+    return drawing.axis(p.name, p.length, p.kernel, p.stride, p.dilation, p.pad_begin, p.pad_end, p.out, extra)
 
 
 def each_entry(source, sink, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin=None) -> int:  # noqa: A002
@@ -128,6 +142,7 @@ def render(e: dict) -> str:
                      f" {ax['dilation']}, {pads})")
         if ax["pads_from"]:
             lines.append(f"      {ax['pads_from']}")
+        lines.extend(f"      {line}" for line in ax.get("drawing") or ())
     for o in e["outputs"]:
         declared = f"[{','.join(o['declared'])}]" if o["declared"] is not None else "no dims"
         mark = f"   <- differs: {', '.join(o['differs'])}" if o["differs"] else ""

@@ -158,11 +158,118 @@ def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: in
         raise IRError(f"{op}: {e.reason}") from None
 
 
+def pads_refusal(spec: PoolSpec) -> str | None:
+    """onnxruntime's refusal of explicit pads not smaller than the kernel (defect E of docs/onnx.md: the
+    node-level irpool.onnx.run computes them as the spec says; a model file is judged as onnxruntime runs it)."""
+    if spec.auto_pad == "explicit" and any(p >= k for p, k in zip(spec.pads_begin + spec.pads_end, spec.kernel * 2)):
+        return (f"pads {list(spec.pads_begin + spec.pads_end)} are not all smaller than kernel_shape"
+                f" {list(spec.kernel)}: onnxruntime refuses the node (\"Pad should be smaller than kernel\")")
+    return None
+
+
+def _trunc_div(a: int, b: int) -> int:
+    """C++'s integer division (toward zero), as onnxruntime's output size takes it."""
+    q = abs(a) // b
+    return q if a >= 0 else -q
+
+
+def ort_axis(length: int, k: int, s: int, d: int, pb: int, pe: int, auto: str, ceil: bool,
+             negative_ok: bool = False) -> tuple:
+    """(pad_begin, pad_end, output length) of one axis as onnxruntime's kernel computes them
+    (core/providers/cpu/nn/pool_attributes.h, ComputeSizePadDilations and ComputeOutputSize): SAME pads
+    from the undilated kernel, not clamped; C++ division; ceil_mode's last window dropped when it starts at
+    or past L + pad_begin. IRError where onnxruntime fails running the node; negative SAME pads fail only
+    where `negative_ok` is false (see _negative_ok)."""
+    if auto in ("same_upper", "same_lower"):
+        needed = (_trunc_div(length + s - 1, s) - 1) * s + k - length
+        pb = _trunc_div(needed, 2) if auto == "same_upper" else _trunc_div(needed + 1, 2)
+        pe = needed - pb
+        if (pb < 0 or pe < 0) and not negative_ok:
+            raise IRError(f"SAME pads come out negative ({pb}, {pe}: a kernel of {k} with stride {s} on a length of"
+                          f" {length}): onnxruntime fails running the node (\"padding values must be non-negative\")")
+    elif auto == "valid":
+        pb = pe = 0
+    num = length + pb + pe - d * (k - 1) - 1
+    out = _trunc_div(num, s) + 1
+    if ceil:
+        out = -(-num // s) + 1 if num >= 0 else _trunc_div(num, s) + 1
+        if (out - 1) * s >= length + pb:
+            out -= 1
+    if out < 0:
+        raise IRError(f"the output length comes out negative ({out}: a dilated kernel of {d * (k - 1) + 1} on"
+                      f" {length} + {pb} + {pe}): onnxruntime refuses the node (\"Calculated output dimension is"
+                      " negative\")")
+    return pb, pe, out
+
+
+def _negative_ok(spec: PoolSpec, op: str) -> bool:
+    """Whether onnxruntime runs negative SAME pads (measured, onnxruntime 1.32.0, tests/test_onnx_model.py):
+    LpPool, a dilated MaxPool, AveragePool-19 and later, and AveragePool-10/11 with ceil_mode and
+    count_include_pad; the others fail at run time ("padding values must be non-negative")."""
+    version = int(op.rsplit("-", 1)[1]) if "-" in op else 0
+    return spec.reduction == "lp" or spec.reduction == "max" and any(d > 1 for d in spec.dilations) or \
+        spec.reduction == "avg" and (version >= 19 or spec.rounding != "floor" and spec.count == "include_onnx")
+
+
+def _core_out(length: int, dk: int, s: int, pb: int, pe: int, spec: PoolSpec) -> int:
+    num = length + pb + pe - dk
+    if num < 0:
+        return -1
+    if spec.rounding == "floor":
+        return num // s + 1
+    q = -(-num // s)
+    return q + 1 if q * s < length + pb else q
+
+
+def fit(spec: PoolSpec, shape, strict: bool = True, op: str = "") -> tuple:
+    """(the PoolSpec the core runs to give onnxruntime's windows on this input shape, onnxruntime's output
+    spatial lengths; None where an axis is not known). Where onnxruntime's geometry is not the core's
+    (SAME pads of a dilated kernel, a window larger than the padded input, which onnxruntime clips to the
+    input), the spec takes explicit pads that give the same windows; IRError where onnxruntime fails. Where
+    no spec gives onnxruntime's windows, IRError (code "unsupported"), or with strict=False (None, lengths)."""
+    axes = spec.spatial_axes(len(shape))
+    outs, pads_b, pads_e, changed, unsupported = [], [], [], False, False
+    for i, a in enumerate(axes):
+        length = shape[a]
+        k, s, d = spec.kernel[i], spec.strides[i], spec.dilations[i]
+        if not isinstance(length, int) or length < 0:
+            outs.append(None)
+            pads_b.append(spec.pads_begin[i] if spec.auto_pad == "explicit" else 0)
+            pads_e.append(spec.pads_end[i] if spec.auto_pad == "explicit" else 0)
+            continue
+        pb, pe, out = ort_axis(length, k, s, d, spec.pads_begin[i], spec.pads_end[i], spec.auto_pad,
+                               spec.rounding != "floor", _negative_ok(spec, op))
+        outs.append(out)
+        dk = d * (k - 1) + 1
+        reach = max(0, pe)
+        if out and _core_out(length, dk, s, pb, reach, spec) != out:     # windows larger than the padded input,
+            reach = max(reach, (out - 1) * s + dk - length - pb)         # which onnxruntime clips to X
+        why = "its pads come out negative" if pb < 0 or out and _core_out(length, dk, s, pb, reach, spec) != out \
+            else "a window is larger than the padded input and count_include_pad=1" if reach != pe and \
+            spec.count == "include_onnx" else None
+        if why:
+            if not strict:
+                unsupported = True
+                continue
+            raise IRError(f"axis {i}: {why} ({dk} on {length} + {pb} + {pe}): onnxruntime runs it, irpool does not"
+                          " compute its windows", code="unsupported")
+        changed = changed or reach != pe or spec.auto_pad in ("same_upper", "same_lower") and d > 1
+        pads_b.append(pb)
+        pads_e.append(reach)
+    if unsupported:
+        return None, tuple(outs)
+    if not changed or any(o is None for o in outs):
+        return spec, tuple(outs)
+    from dataclasses import replace
+    return replace(spec, auto_pad="explicit", pads_begin=tuple(pads_b), pads_end=tuple(pads_e)), tuple(outs)
+
+
 class Node:
     """One ONNX pooling node with its attributes read once (irpool.onnx.compile): run it on many inputs.
     Refusals that need no input are raised when it is made; the others at run, as irpool.onnx.run raises them."""
 
-    def __init__(self, op_type, attrs=None, *, opset: int, domain: str = "", outputs: int = 1):
+    def __init__(self, op_type, attrs=None, *, opset: int, domain: str = "", outputs: int = 1,
+                 as_onnxruntime: bool = False):
         if hasattr(op_type, "attribute") and hasattr(op_type, "op_type"):
             node = op_type
             if attrs is not None:
@@ -170,6 +277,7 @@ class Node:
             attrs, domain, op_type = node_attrs(node), node.domain or domain, node.op_type
             outputs = len([o for o in node.output if o]) if outputs == 1 else outputs
         self.op_type, self.attrs, self.opset, self.domain = op_type, {} if attrs is None else attrs, opset, domain
+        self.as_onnxruntime = as_onnxruntime
         self.op = op_version(op_type, opset, domain)
         d = load("onnx")["ops"][self.op]
         if outputs not in range(1, d["outputs"] + 1):
@@ -195,14 +303,32 @@ class Node:
         x = np.asarray(x)
         if x.dtype.name not in self.types:
             raise IRError(f"{self.op} does not take X of element type {x.dtype} (it takes {', '.join(self.types)})")
-        spec = self.spec(x.shape)
         try:
+            spec = self.spec(x.shape)
+            if self.as_onnxruntime:                     # a model file's node: onnxruntime's geometry, defects too
+                refusal = pads_refusal(spec)
+                if refusal:
+                    raise IRError(refusal)
+                spec, outs = fit(spec, x.shape, op=self.op)
+                if 0 in outs:                           # onnxruntime gives an empty output
+                    return self._empty(x, spec, outs)
             if self.outputs == 2:
                 y, indices = pool(widen(x), spec, indices=True, threads=threads)
                 return [narrow(y, x.dtype), indices]
             return [narrow(pool(widen(x), spec, threads=threads), x.dtype)]
         except IRError as e:
             raise IRError(f"{self.op}: {e.reason}") from None
+
+
+    def _empty(self, x, spec, outs) -> list:
+        shape = list(x.shape)
+        for a, o in zip(spec.spatial_axes(len(shape)), outs):
+            shape[a] = o
+        y = np.empty(shape, x.dtype)
+        if self.outputs == 2:
+            ishape = shape if spec.layout == "channels_first" else [shape[0], shape[-1]] + shape[1:-1]
+            return [y, np.empty(ishape, np.int64)]
+        return [y]
 
 
 def compile(op_type, attrs=None, *, opset: int, domain: str = "", outputs: int = 1) -> Node:  # noqa: A001

@@ -1,0 +1,50 @@
+"""The one place that picks a front end by file kind: an .onnx model goes to irpool.onnx, anything else to
+the IR front end. irpool.check, irpool.run, irpool.explain and the command line all ask here."""
+from __future__ import annotations
+
+import os
+
+from .errors import IRError
+
+MAX_BYTES = 1 << 30
+
+
+def kind(source) -> str:
+    """"onnx" or "ir": a path by its name (.onnx), bytes and streams by their first bytes (XML starts
+    with '<'; a model file never does). A str that is not a path is XML text."""
+    from .onnx.model import looks_onnx
+    if isinstance(source, os.PathLike) or isinstance(source, str) and not source.lstrip().startswith("<"):
+        return "onnx" if looks_onnx(os.fspath(source)) else "ir"
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return "onnx" if looks_onnx(None, bytes(source[:64])) else "ir"
+    peek = getattr(source, "peek", None)
+    if peek is not None:
+        return "onnx" if looks_onnx(getattr(source, "name", None) if isinstance(getattr(source, "name", None), str)
+                                    else None, peek(64)[:64]) else "ir"
+    return "ir"
+
+
+def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None, shapes=None, file=None):  # noqa: A002
+    """irpool.check on either front end. `shapes` ({input name: dims}, --shape) is the ONNX front end's."""
+    if kind(source) == "onnx":
+        from .onnx.check import check as onnx_check
+        return onnx_check(source, max_bytes=max_bytes, shapes=shapes, file=file)
+    if shapes:
+        raise IRError("--shape is for .onnx models: an IR file's Parameters declare their shapes")
+    from .ir.check import check as ir_check
+    return ir_check(source, max_bytes=max_bytes, explain=explain, bin=bin)
+
+
+def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None, bin=None):  # noqa: A002
+    """irpool.load on either front end: an IR Program, or one node of an .onnx model (layer= its name)."""
+    if kind(source) == "onnx":
+        from .onnx.program import load as onnx_load
+        return onnx_load(source, layer=layer, max_bytes=max_bytes)
+    from .ir.run import load as ir_load
+    return ir_load(source, max_bytes=max_bytes, layer=layer, bin=bin)
+
+
+def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = None, layer: str | None = None,
+        bin=None) -> dict:  # noqa: A002
+    """irpool.run on either front end: load(...).run(inputs, threads)."""
+    return load(source, max_bytes=max_bytes, layer=layer, bin=bin).run(inputs, threads)

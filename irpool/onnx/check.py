@@ -1,0 +1,277 @@
+"""irpool.check of an .onnx model: each pooling node's declared output shapes against what onnxruntime's
+kernel computes, what onnxruntime refuses, and where onnxruntime's kernel, its own graph resolution, ONNX's
+shape inference and OpenVINO's ONNX frontend disagree (schemas/onnx.json "runtimes", each rule measured).
+
+A node's input shape is, in order: what irpool computed for the pooling node that produces it, the model's
+declaration (graph input, value_info, initializer), ONNX's shape inference of the rest of the model (asked
+only for what is not declared, or with --shape); a node whose input stays unknown is `unchecked`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..codes import severity
+from ..core import axis_names, plan
+from ..errors import IRError
+from ..opdefs import load
+from ..report import Finding, Report
+from .model import PoolNode, Source, Value, parse, pool_nodes
+from .translate import NHWC, fit, node_attrs, op_version, pads_refusal, to_spec
+
+_NUMPY_NAMES = {"FLOAT": "float32", "DOUBLE": "float64", "FLOAT16": "float16", "BFLOAT16": "bfloat16"}
+
+
+def type_name(code: int) -> str:
+    """An ONNX TensorProto element type code as the numpy-style name schemas/onnx.json lists."""
+    import onnx
+    try:
+        name = onnx.TensorProto.DataType.Name(code)
+    except ValueError:
+        return f"type {code}"
+    return _NUMPY_NAMES.get(name, name.lower())
+
+
+@dataclass
+class Judged:
+    """What check found of one node: the op version, its PoolSpec and per-axis plans (when computed), and
+    the output shape onnxruntime's kernel gives (None where unknown)."""
+    node: PoolNode
+    op: str | None = None
+    spec: object = None          # the PoolSpec the core runs (None: one irpool cannot run)
+    base: object = None          # the PoolSpec of the attributes alone (OpenVINO's reading)
+    plans: tuple = ()
+    x_shape: tuple | None = None
+    out: tuple | None = None
+    error: str | None = None
+
+
+def check(source, *, max_bytes: int = 1 << 30, shapes: dict | None = None, file: str | None = None,
+          explain=None) -> Report:
+    """The Report of an .onnx model (a path, bytes, or a binary file object). `shapes`: {graph input name:
+    dims}, the input sizes to judge symbolic dims with (--shape)."""
+    src = Source(source, max_bytes)
+    try:
+        model = parse(src)
+    finally:
+        src.close()
+    name = file or src.file
+    report = Report(name)
+    for j in judge_all(model, shapes):
+        report.count(j.node.node.op_type)
+        for f in findings(j):
+            f.file = name
+            report.findings.append(f)
+        if explain is not None:
+            explain(j)
+    return report
+
+
+def judge_all(model, shapes=None) -> list:
+    """Judged, for every pooling node in order, its input taken as the module docstring says. Where a pool's
+    output is not what the model declares, the nodes after it are judged again on the shapes ONNX's
+    inference carries from onnxruntime's dims (a wrong dim upstream is the upstream node's finding)."""
+    nodes = list(pool_nodes(model, shapes))
+    inferred = _inferred(model, nodes, shapes)
+    produced, judged = {}, []
+    for k, n in enumerate(nodes):
+        x_name = n.node.input[0] if n.node.input else ""
+        if x_name in produced and n.graph == produced[x_name][0]:
+            n.x = produced[x_name][1]
+        elif _unknown(n.x, shapes) and inferred is not None and inferred[k].x is not None:
+            n.x = Value(inferred[k].x.shape, inferred[k].x.elem_type or (n.x.elem_type if n.x else 0), "inferred")
+        j = judge(n)
+        if j.out is not None:
+            for out_name in n.node.output[:1]:
+                produced[out_name] = (n.graph, Value(j.out, n.x.elem_type if n.x else 0, "computed"))
+        judged.append(j)
+    return _carried(model, judged, produced)
+
+
+def _carried(model, judged, produced) -> list:
+    """The main graph's pools judged again where their input, carried by ONNX's inference from every
+    pool's computed output, differs from the input they were judged on."""
+    computed = {name: v for name, (path, v) in produced.items() if path == () and
+                all(isinstance(d, int) for d in v.shape)}
+    moved = [j for j in judged if j.node.graph == () and j.out is not None and j.node.outputs and
+             j.node.outputs[0][1] is not None and j.node.outputs[0][1].shape != j.out]
+    if not moved or len(judged) < 2:
+        return judged
+    import onnx
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    del m.graph.value_info[:]
+    for vi in m.graph.output:
+        vi.type.tensor_type.ClearField("shape")
+    for name, v in computed.items():
+        m.graph.value_info.append(onnx.helper.make_tensor_value_info(name, v.elem_type or 1, list(v.shape)))
+    try:
+        again = list(pool_nodes(onnx.shape_inference.infer_shapes(m, data_prop=True)))
+    except Exception:                       # (what ONNX's inference refuses: the first verdicts stand)
+        return judged
+    if len(again) != len(judged):
+        return judged
+    out = []
+    for j, n in zip(judged, again):
+        x = n.x
+        if j.node.graph == () and x is not None and x.shape is not None and j.node.x is not None and \
+                j.node.x.origin != "computed" and all(isinstance(d, int) for d in x.shape) and x.shape != j.x_shape:
+            j.node.x = Value(x.shape, x.elem_type, "carried from onnxruntime's dims upstream")
+            j = judge(j.node)
+        out.append(j)
+    return out
+
+
+def _unknown(x: Value | None, shapes) -> bool:
+    return x is None or x.shape is None or bool(shapes) and any(not isinstance(d, int) for d in x.shape)
+
+
+def _inferred(model, nodes, shapes):
+    """The same nodes as ONNX's shape inference sees them (only when some input is not known), else None."""
+    if not any(_unknown(n.x, shapes) for n in nodes):
+        return None
+    import onnx
+    m = model
+    if shapes:
+        m = onnx.ModelProto()
+        m.CopyFrom(model)
+        for vi in m.graph.input:
+            if vi.name in shapes and vi.type.HasField("tensor_type"):
+                shape = vi.type.tensor_type.shape
+                shape.ClearField("dim")
+                for d in shapes[vi.name]:
+                    shape.dim.add().dim_value = d
+    try:
+        m = onnx.shape_inference.infer_shapes(m, data_prop=True)
+    except Exception:                       # a model ONNX's inference refuses: what is declared is all there is
+        return None
+    again = list(pool_nodes(m))
+    return again if len(again) == len(nodes) else None
+
+
+def judge(n: PoolNode) -> Judged:
+    """onnxruntime's verdict on one node: the spec and output shape, or the reason it refuses it."""
+    j = Judged(n)
+    op_type = n.node.op_type
+    if n.opset is None:
+        j.error = ("unknown-opset", f"the model imports no opset of domain {n.domain or 'ai.onnx'!r}, so"
+                   f" onnxruntime has no {op_type} to run")
+        return j
+    try:
+        j.op = op_version(op_type, n.opset, n.domain)
+    except IRError as e:
+        j.error = ("unknown-opset", e.reason)
+        return j
+    if j.op in load("onnx")["runtimes"]["onnxruntime_no_kernel"]["versions"]:
+        j.error = ("unknown-opset", f"onnxruntime has no kernel for {j.op} (\"NOT_IMPLEMENTED : Could not find an"
+                   f" implementation for {op_type}({j.op.rsplit('-', 1)[1]}) node\"): import another opset")
+        return j
+    x = n.x
+    if x is None or x.shape is None:
+        why = "its input has no declared shape" if x is not None else f"its input {n.node.input[0]!r} is" \
+            " declared nowhere" if n.node.input and n.node.input[0] else "it has no input"
+        j.error = ("unchecked", f"{why}, and ONNX's shape inference of the model gives none: its output cannot be"
+                   " computed")
+        return j
+    types = load("onnx")["ops"][j.op]["types"]
+    if x.elem_type and type_name(x.elem_type) not in types:
+        j.error = ("bad-precision", f"onnxruntime has no {j.op} kernel for X of type {type_name(x.elem_type)}"
+                   f" ({j.op} takes {', '.join(types)})")
+        return j
+    dims = j.x_shape = tuple(d if isinstance(d, int) else None for d in x.shape)
+    try:
+        attrs = node_attrs(n.node)
+        if op_type.startswith("Global"):
+            return _global(j, dims)
+        j.base = to_spec(op_type, attrs, opset=n.opset, domain=n.domain, rank=len(dims))
+        refusal = pads_refusal(j.base)
+        if refusal:
+            raise IRError(refusal)
+        j.spec, lengths = fit(j.base, dims, strict=False, op=j.op)
+        out = list(dims)
+        for a, length in zip(j.base.spatial_axes(len(dims)), lengths):
+            out[a] = length
+        j.out = tuple(out)
+        if j.spec is not None and 0 not in lengths:       # (an empty output has no windows to show)
+            j.plans = plan(j.spec, dims)
+    except IRError as e:
+        code = "bad-shape" if "does not fit" in e.reason else "bad-rank" if "rank" in e.reason else "bad-attribute"
+        j.error = (code, e.reason if e.reason.startswith(j.op) else f"{j.op}: {e.reason}")
+        return j
+    return j
+
+
+def _global(j: Judged, dims) -> Judged:
+    """A global pool: every spatial dim becomes 1 (a rank under 3 is refused)."""
+    if len(dims) < 3:
+        j.error = ("bad-rank", f"{j.op}: X must have rank 3 or more (N, C and a spatial axis), not {len(dims)}")
+        return j
+    last = j.node.domain == NHWC
+    j.out = (dims[0],) + (1,) * (len(dims) - 2) + (dims[-1],) if last else dims[:2] + (1,) * (len(dims) - 2)
+    return j
+
+
+def _finding(n: PoolNode, code: str, message: str, fix=None) -> Finding:
+    return Finding(code, severity(code), message, None, str(n.index), n.name, n.node.op_type, path=n.where, fix=fix)
+
+
+def findings(j: Judged) -> list:
+    n = j.node
+    if j.error:
+        return [_finding(n, *j.error)]
+    out = [f for k, (name, declared) in enumerate(n.outputs) if k < 2 and name
+           for f in _declared(j, k, name, declared)]
+    out.extend(divergences(j))
+    return out
+
+
+def _declared(j: Judged, k: int, name: str, declared: Value | None) -> list:
+    """shape-mismatch where the declared shape of output k (Y, Indices) differs from the kernel's."""
+    if declared is None or declared.shape is None or j.out is None:
+        return []
+    want = j.out
+    if k == 1 and j.spec is not None and j.node.domain == NHWC:      # Indices keep the NCHW shape
+        want = (want[0], want[-1]) + want[1:-1]
+    what = f"output {name!r} ({'Indices' if k else 'Y'})"
+    if len(declared.shape) != len(want):
+        return [_finding(j.node, "shape-mismatch", f"{what} declares rank {len(declared.shape)}; {j.op} gives rank"
+                         f" {len(want)} ({_text(want)})")]
+    wrong = [(i, w) for i, (d, w) in enumerate(zip(declared.shape, want))
+             if isinstance(d, int) and isinstance(w, int) and d != w]
+    if not wrong:
+        return []
+    names = _axis_names(j, len(want))
+    parts = []
+    for i, w in wrong:
+        p = _plan_of(j, i)
+        how = p.arithmetic if p is not None else f"{names.get(i, f'axis {i}')}: {w}"
+        parts.append(f"{how}, declared {declared.shape[i]}")
+    origin = "" if j.node.x.origin == "declared" else f" (input {_text(j.x_shape)}, {j.node.x.origin})"
+    fix = None
+    if declared.where is not None and declared.where[0] is not None:
+        fix = dict(graph=[list(t) for t in declared.where[0]], name=name, dims=[[i, w] for i, w in wrong])
+    return [_finding(j.node, "shape-mismatch", f"{what}{origin}: " + "; ".join(parts), fix)]
+
+
+def _axis_names(j: Judged, rank: int) -> dict:
+    if j.base is None:
+        return {}
+    return dict(zip(j.base.spatial_axes(rank), axis_names(j.base.ndim)))
+
+
+def _plan_of(j: Judged, axis: int):
+    if not j.plans:
+        return None
+    for a, p in zip(j.spec.spatial_axes(len(j.out)), j.plans):
+        if a == axis:
+            return p
+    return None
+
+
+def _text(shape) -> str:
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def divergences(j: Judged) -> list:
+    """runtime-divergence findings: where another runtime gives this node another shape or other values."""
+    from .runtimes import differences
+    return [_finding(j.node, "runtime-divergence", m) for m in differences(j)]

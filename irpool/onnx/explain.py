@@ -1,0 +1,85 @@
+"""`irpool explain model.onnx`: for each pooling node, its input and where that shape came from, each output
+dim under each runtime side by side (onnxruntime's kernel with its arithmetic, onnxruntime's graph and ONNX's
+shape inference, OpenVINO's ONNX frontend), the declared dims, and each spatial axis drawn."""
+from __future__ import annotations
+
+from .. import drawing
+from ..core import axis_names
+from ..errors import IRError
+from .check import _text, judge_all
+from .model import Source, parse
+from .runtimes import shapes
+from .translate import node_attrs
+
+
+def entries(source, layer: str | None = None, *, max_bytes: int = 1 << 30, shapes_given=None) -> list:
+    src = Source(source, max_bytes)
+    try:
+        model = parse(src)
+    finally:
+        src.close()
+    out = []
+    for j in judge_all(model, shapes_given):
+        n = j.node
+        if layer is not None and layer not in (n.node.name, *n.node.output):
+            continue
+        out.append(_entry(j))
+    if layer is not None and not out:
+        raise IRError(f"no pooling node named {layer!r} (a node's name or output name)", file=src.file,
+                      code="no-such-layer")
+    return out
+
+
+def _entry(j) -> dict:
+    n = j.node
+    e = dict(layer_id=str(n.index), layer_name=n.name, layer_type=n.node.op_type, op=j.op, path=n.where,
+             input=None if j.x_shape is None else _text(j.x_shape), input_from=n.x.origin if n.x else None,
+             attributes=node_attrs(n.node), error=j.error[1] if j.error else None, axes=[], outputs=[])
+    if j.error or j.out is None:
+        return e
+    got = shapes(j)
+    if j.base is not None:
+        names = axis_names(j.base.ndim)
+        plans = dict(zip(j.base.spatial_axes(len(j.out)), j.plans))
+        for i, a in enumerate(j.base.spatial_axes(len(j.out))):
+            p = plans.get(a)
+            per = {k: (v if isinstance(v, str) else v[a]) for k, v in got.items()}
+            ax = dict(axis=names[i], input=j.x_shape[a], onnxruntime=per["onnxruntime"],
+                      arithmetic=p.arithmetic if p else None, onnx=per["onnx"], openvino=per["openvino"], drawing=[])
+            if p is not None and p.out is not None and p.length is not None:
+                more = [k for k in ("onnx", "openvino") if isinstance(per[k], int) and per[k] > p.out]
+                note = None
+                if more:
+                    note = (f"starts at {p.out * p.stride - p.pad_begin}, in the end padding: onnxruntime's kernel"
+                            f" drops it (ceil_mode); {' and '.join(_who(k, j) for k in more)} keep it")
+                ax["drawing"] = drawing.axis(names[i], p.length, p.kernel, p.stride, p.dilation, p.pad_begin,
+                                             p.pad_end, p.out, note)
+            e["axes"].append(ax)
+    for k, (name, declared) in enumerate(n.outputs[:2]):
+        if name:
+            e["outputs"].append(dict(name=name, computed=_text(j.out),
+                                     declared=None if declared is None or declared.shape is None
+                                     else _text(declared.shape)))
+    return e
+
+
+def _who(key: str, j) -> str:
+    return f"ONNX's {j.op} shape inference (and onnxruntime's graph)" if key == "onnx" else "OpenVINO"
+
+
+def render(e: dict) -> str:
+    head = f"node {e['layer_name']!r} {e['layer_type']}" + (f" = {e['op']}" if e["op"] else "")
+    head += f", in {e['path']}" if e["path"] else ""
+    if e["error"]:
+        return f"{head}\n  not computed: {e['error']}"
+    attrs = "  ".join(f"{k} {','.join(map(str, v)) if isinstance(v, list) else v}" for k, v in e["attributes"].items())
+    lines = [head, f"  {attrs}" if attrs else "  (no attributes)", f"  input {e['input']} ({e['input_from']})"]
+    for ax in e["axes"]:
+        lines.append(f"  {ax['arithmetic'] or ax['axis'] + ': ' + str(ax['onnxruntime'])}   (onnxruntime's kernel)")
+        lines.append(f"      ONNX's inference and onnxruntime's graph: {ax['onnx']}; OpenVINO: {ax['openvino']}")
+        lines.extend(f"      {line}" for line in ax["drawing"])
+    for o in e["outputs"]:
+        declared = o["declared"] or "no shape"
+        mark = "   <- differs" if o["declared"] and o["declared"] != o["computed"] else ""
+        lines.append(f"  output {o['name']!r}: onnxruntime {o['computed']}, declared {declared}{mark}")
+    return "\n".join(lines)

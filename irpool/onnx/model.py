@@ -1,0 +1,204 @@
+"""An .onnx model file as the ONNX front end sees it: its pooling nodes, in the main graph, in If/Loop/Scan
+bodies (to any depth) and in model-local functions, each with the shape of its input and the declared shape
+of each output. Weights are never parsed (wire.light); the onnx package reads what is left."""
+from __future__ import annotations
+
+import mmap
+import os
+from dataclasses import dataclass, field
+
+from ..errors import IRError
+from . import wire
+from .translate import NHWC, OPS
+
+EXTRA = "reading .onnx files needs the optional extra onnx: pip install 'irpool[onnx]'"
+_DEFAULT_DOMAINS = ("", "ai.onnx")
+
+
+def onnx_package():
+    """The onnx package, or one IRError naming the extra."""
+    try:
+        import onnx
+    except ImportError:
+        raise IRError(EXTRA, code="needs-extra") from None
+    return onnx
+
+
+def looks_onnx(name: str | None, head: bytes = b"") -> bool:
+    """Whether a FILE argument is an ONNX model: named .onnx, or (standard input, a pipe) bytes that are not
+    XML. An .xml file is IR whatever it holds."""
+    if name and name.lower().endswith(".onnx"):
+        return True
+    if name and name.lower().endswith(".xml"):
+        return False
+    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return bool(stripped) and not stripped.startswith(b"<")
+
+
+def value_name(buf, start: int, end: int) -> str:
+    """A ValueInfoProto's name (field 1), read from its bytes."""
+    for number, kind, _, j, k in wire.fields(buf, start, end):
+        if number == 1 and kind == 2:
+            return bytes(buf[j:k]).decode("utf-8", "replace")
+    return ""
+
+
+class Source:
+    """The bytes of a model file: mapped (a path; never read whole) or read (standard input, bytes)."""
+
+    def __init__(self, source, max_bytes: int):
+        self.file, self._map = None, None
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            self.data = memoryview(source)
+        elif hasattr(source, "read"):
+            data = source.read(max_bytes + 1)
+            self.file = getattr(source, "name", None) if not hasattr(source, "buffer") else "<stdin>"
+            self.data = memoryview(data)
+        else:
+            self.file = os.fspath(source)
+            try:
+                with open(self.file, "rb") as f:
+                    size = os.fstat(f.fileno()).st_size
+                    if size > max_bytes:
+                        raise IRError(f"larger than --max-bytes ({max_bytes} bytes)", file=self.file)
+                    self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+            except OSError as e:
+                raise IRError(f"cannot read it: {e.strerror or e}", file=self.file) from None
+            self.data = memoryview(self._map) if self._map is not None else memoryview(b"")
+        if len(self.data) > max_bytes:
+            raise IRError(f"larger than --max-bytes ({max_bytes} bytes)", file=self.file)
+
+    def close(self) -> None:
+        try:
+            self.data.release()
+            if self._map is not None:
+                self._map.close()
+        except BufferError:             # a slice still held (an exception's frame): the collector closes it
+            pass
+
+
+def parse(src: Source):
+    """The ModelProto of the model's graph (large tensors' values left out); IRError for bytes that are no
+    ONNX model."""
+    onnx = onnx_package()
+    if not len(src.data):
+        raise IRError("not an ONNX model: the file is empty", code="not-onnx", file=src.file)
+    try:
+        light = wire.light(src.data)
+    except IRError as e:
+        raise e.located(file=src.file) from None
+    model = onnx.ModelProto()
+    try:
+        model.ParseFromString(light)
+    except Exception as e:                     # protobuf's DecodeError, or a RuntimeWarning-turned error
+        raise IRError(f"not an ONNX model: {e}", code="not-onnx", file=src.file) from None
+    if not model.HasField("graph"):
+        raise IRError("not an ONNX model: it has no graph", code="not-onnx", file=src.file)
+    return model
+
+
+@dataclass
+class Value:
+    """What is known of a tensor: its shape (None: rank unknown; a dim is an int, a symbol str, or None),
+    element type (onnx TensorProto code, 0 unknown), and whether that was declared, inferred or given."""
+    shape: tuple | None
+    elem_type: int = 0
+    origin: str = "declared"
+    where: tuple | None = None      # (graph path, name) of the ValueInfoProto that declares it
+
+
+@dataclass
+class PoolNode:
+    node: object                 # onnx.NodeProto
+    index: int                   # its position in its graph
+    graph: tuple                 # its graph's path (wire.rewrite's), None inside a function
+    where: str | None            # its enclosing nodes, outermost first ("If 'cond' then_branch > ...")
+    opset: int | None            # the version its domain is imported at (None: not imported)
+    domain: str
+    x: Value | None              # its input (None: not known at all)
+    outputs: list = field(default_factory=list)    # [(name, Value or None: declared)]
+
+    @property
+    def name(self) -> str:
+        return self.node.name or (self.node.output[0] if self.node.output else f"#{self.index}")
+
+
+def _dims(type_proto) -> tuple | None:
+    t = type_proto.tensor_type if type_proto.HasField("tensor_type") else None
+    if t is None or not t.HasField("shape"):
+        return None
+    return tuple(d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in t.shape.dim)
+
+
+def _value(vi, path) -> Value:
+    t = vi.type.tensor_type if vi.type.HasField("tensor_type") else None
+    return Value(_dims(vi.type), t.elem_type if t is not None else 0, "declared", (path, vi.name))
+
+
+def _opsets(imports) -> dict:
+    return {("" if o.domain in _DEFAULT_DOMAINS else o.domain): o.version for o in imports}
+
+
+def pool_nodes(model, shapes: dict | None = None):
+    """Every pooling node of the model with what is known of its input and outputs. `shapes` ({graph input
+    name: dims}) overrides the main graph's input shapes (--shape)."""
+    opsets = _opsets(model.opset_import)
+    yield from _graph(model.graph, (), None, opsets, {}, shapes or {})
+    for f in model.functions:
+        f_opsets = {**opsets, **_opsets(f.opset_import)}
+        scope = {name: None for name in f.input}
+        for i, node in enumerate(f.node):
+            yield from _node(node, i, None, f"function {f.domain + '.' if f.domain else ''}{f.name!r}",
+                             f_opsets, scope, {})
+
+
+def _graph(g, path, where, opsets, outer: dict, shapes: dict):
+    scope = dict(outer)
+    for t in g.initializer:
+        scope[t.name] = Value(tuple(t.dims), t.data_type, "initializer")
+    for vi in g.input:
+        v = _value(vi, path)
+        if vi.name in shapes:
+            v = Value(tuple(shapes[vi.name]), v.elem_type, "--shape")
+        scope[vi.name] = v
+    declared = {}
+    for vi in list(g.value_info) + list(g.output):
+        declared.setdefault(vi.name, _value(vi, path))
+    scope.update(declared)
+    for i, node in enumerate(g.node):
+        yield from _node(node, i, path, where, opsets, scope, shapes)
+
+
+def _node(node, i, path, where, opsets, scope, shapes):
+    domain = "" if node.domain in _DEFAULT_DOMAINS else node.domain
+    if node.op_type in OPS and domain in ("", NHWC):
+        x = scope.get(node.input[0]) if node.input and node.input[0] else None
+        outs = [(name, scope.get(name)) for name in node.output]
+        yield PoolNode(node, i, path, where, opsets.get(domain), domain, x, outs)
+    label = node.name or (node.output[0] if node.output else f"#{i}")
+    for a, attr in enumerate(node.attribute):
+        subs = [attr.g] if attr.HasField("g") else list(attr.graphs)
+        for s, sub in enumerate(subs):
+            inner = f"{node.op_type} {label!r} {attr.name}"
+            inner = f"{where} > {inner}" if where else inner
+            sub_path = None if path is None else path + ((i, a, s),)
+            yield from _graph(sub, sub_path, inner, opsets, scope, {})
+
+
+def read_shapes(text_items) -> dict:
+    """--shape NAME=1,3,224,224 (as benchmark_app -shape takes it; also NAME[1,3,224,224]) as {name: dims}."""
+    shapes = {}
+    for item in text_items:
+        name, sep, dims = item.partition("=")
+        if not sep and "[" in item:
+            name, dims = item.split("[", 1)
+            dims = dims.rstrip("]")
+        dims = dims.strip("[] ")
+        try:
+            values = tuple(int(d) for d in dims.split(",")) if dims else ()
+        except ValueError:
+            raise IRError(f"--shape takes NAME=1,3,224,224, got {item!r}") from None
+        if not name or not values or any(v < 0 for v in values):
+            raise IRError(f"--shape takes NAME=1,3,224,224 (dims of 0 or more), got {item!r}")
+        shapes[name] = values
+    return shapes

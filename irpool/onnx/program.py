@@ -1,0 +1,71 @@
+"""`irpool run model.onnx --layer NODE`: one pooling node of a model file, run alone on the given input as
+onnxruntime's kernel computes it, its outputs keyed by the node's output names."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import IRError
+from .model import Source, parse, pool_nodes
+from .translate import Node
+
+
+def find(model, layer: str | None, file: str | None):
+    """The PoolNode named `layer` (its name, an output's name, or its index in the main graph)."""
+    nodes = list(pool_nodes(model))
+    if layer is None:
+        raise IRError("an .onnx model is run one pooling node at a time: give --layer NODE (its name or output"
+                      f" name); its pooling nodes: {_names(nodes)}", file=file)
+    for n in nodes:
+        if layer in (n.node.name, *n.node.output) or n.where is None and n.graph == () and layer == str(n.index):
+            return n
+    raise IRError(f"no pooling node named {layer!r} (a node's name or output name); its pooling nodes:"
+                  f" {_names(nodes)}", file=file)
+
+
+def _names(nodes) -> str:
+    names = [repr(n.name) for n in nodes[:20]] + (["..."] if len(nodes) > 20 else [])
+    return ", ".join(names) or "none"
+
+
+class NodeProgram:
+    """One node, read once: `run(inputs, threads)` gives {output name: array}."""
+
+    def __init__(self, n, file):
+        self.file, self.pool = file, n
+        if n.opset is None:
+            raise IRError(f"the model imports no opset of domain {n.domain or 'ai.onnx'!r}", file=file,
+                          layer_id=str(n.index), layer_name=n.name, layer_type=n.node.op_type)
+        try:
+            self.node = Node(n.node, opset=n.opset, as_onnxruntime=True)
+        except IRError as e:
+            raise self._located(e) from None
+        self.output_names = [o for o in n.node.output[:self.node.outputs] if o]
+
+    def _located(self, e: IRError) -> IRError:
+        n = self.pool
+        return e.located(file=self.file, layer_id=str(n.index), layer_name=n.name, layer_type=n.node.op_type)
+
+    def run(self, inputs, threads: int | None = None) -> dict:
+        x_name = self.pool.node.input[0] if self.pool.node.input else "0"
+        if isinstance(inputs, dict):
+            keys = [k for k in ("0", x_name) if k in inputs]
+            if len(inputs) != 1 or not keys:
+                raise self._located(IRError(f"give the node's input X as 0 or {x_name!r}, once; got"
+                                            f" {', '.join(map(repr, inputs)) or 'nothing'}", code="bad-input"))
+            x = inputs[keys[0]]
+        else:
+            x = inputs
+        try:
+            outs = self.node.run(np.asarray(x), threads)
+        except IRError as e:
+            raise self._located(e) from None
+        return dict(zip(self.output_names, outs))
+
+
+def load(source, *, layer: str | None, max_bytes: int) -> NodeProgram:
+    src = Source(source, max_bytes)
+    try:
+        model = parse(src)
+    finally:
+        src.close()
+    return NodeProgram(find(model, layer, src.file), src.file)

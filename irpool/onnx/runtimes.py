@@ -1,0 +1,142 @@
+"""Where the runtimes part ways on one pooling node (schemas/onnx.json "runtimes"): onnxruntime's kernel
+(irpool's own semantics, translate.ort_axis), onnxruntime's graph resolution and ONNX's shape inference (one
+rule: onnx/defs/nn/defs.cc convPoolShapeInference, per op version), and OpenVINO's ONNX frontend (the IR
+core's arithmetic on the attributes, MaxPool's ceil_mode read as rounding ceil). Each difference is a
+sentence with every runtime's number and what follows from it."""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from ..core import axis_names, plan
+from ..errors import IRError
+from ..opdefs import load
+from .translate import _trunc_div, node_attrs
+
+RUNTIMES = ("onnxruntime", "onnxruntime-graph", "onnx", "openvino")
+
+
+def _rules() -> dict:
+    return load("onnx")["runtimes"]
+
+
+def onnx_axis(length: int, k: int, s: int, d: int, pads, i: int, auto: str, ceil: bool, drop: bool) -> int:
+    """One output dim as ONNX's shape inference computes it: `pads` as written (they win over auto_pad);
+    SAME pads from the dilated kernel and L mod s, clamped at 0; C++ division; with ceil_mode, the last
+    window dropped when it starts at or past L + pad_begin (`drop`, the opset-22 schemas), else a real ceil."""
+    dk = (k - 1) * d + 1
+    n = len(pads) // 2 if pads else 0
+    if pads:
+        pb, pe = pads[i], pads[i + n]
+    elif auto in ("SAME_UPPER", "SAME_LOWER"):
+        residual = length % s if s > 1 else 0
+        total = max(0, dk - s if residual == 0 else dk - residual)
+        small, big = total >> 1, total - (total >> 1)
+        pb, pe = (small, big) if auto == "SAME_UPPER" else (big, small)
+    else:
+        pb = pe = 0
+    num = length + pb + pe - dk
+    if ceil and not drop:                   # (before the opset-22 schemas: a real ceil, negative too)
+        return -(-num // s) + 1
+    out = _trunc_div(num + (s - 1 if ceil else 0), s) + 1
+    if ceil and (out - 1) * s >= length + pb:
+        out -= 1
+    return out
+
+
+def shapes(j) -> dict:
+    """{runtime: output dims, or the reason it refuses the node}: onnxruntime's kernel ("onnxruntime"), its
+    graph resolution ("onnxruntime-graph"), ONNX's shape inference of the node's op version ("onnx"),
+    OpenVINO's ONNX frontend ("openvino"). Global pools and nodes not computed: the kernel's for all."""
+    if j.base is None or j.out is None or j.node.domain:     # (com.ms.internal.nhwc: onnxruntime's own, unmeasured)
+        return {k: j.out for k in RUNTIMES}
+    rules, op_type = _rules(), j.node.node.op_type
+    attrs = node_attrs(j.node.node)
+    ceil = bool(attrs.get("ceil_mode", 0))
+    drop = rules["shape_inference_ceil_mode"].get(j.op) == "ceil_torch"
+    axes = j.base.spatial_axes(len(j.out))
+    inferred = list(j.out)
+    for i, a in enumerate(axes):
+        length = j.x_shape[a]
+        if isinstance(length, int):
+            d = j.base.dilations[i] if "dilations" in load("onnx")["ops"][j.op]["attributes"] else 1
+            inferred[a] = onnx_axis(length, j.base.kernel[i], j.base.strides[i], d, attrs.get("pads"), i,
+                                    attrs.get("auto_pad", "NOTSET"), ceil, drop)
+    rounding = rules["openvino_ceil_mode"].get(op_type, "ceil_torch") if ceil else "floor"
+    try:
+        ov = list(j.out)
+        for a, p in zip(axes, plan(replace(j.base, rounding=rounding), j.x_shape)):
+            ov[a] = p.out
+        ov = tuple(ov)
+    except IRError as e:
+        ov = f"refuses it ({e.reason})"
+    return {"onnxruntime": j.out, "onnxruntime-graph": tuple(inferred), "onnx": tuple(inferred), "openvino": ov}
+
+
+def differences(j) -> list:
+    if j.base is None or j.out is None or j.node.node.op_type.startswith("Global"):
+        return []
+    out = _shape_differences(j)
+    if j.plans:
+        out.extend(_value_differences(j))
+    return out
+
+
+def _shape_differences(j) -> list:
+    got = shapes(j)
+    rules, op_type = _rules(), j.node.node.op_type
+    names = dict(zip(j.base.spatial_axes(len(j.out)), axis_names(j.base.ndim)))
+    found = []
+    kernel = got["onnxruntime"]
+    inferred, ov = got["onnx"], got["openvino"]
+    for a in j.base.spatial_axes(len(kernel)):
+        if kernel[a] is None:
+            continue
+        say = []
+        if inferred[a] != kernel[a]:
+            latest = max((k for k in rules["shape_inference_ceil_mode"] if k.startswith(op_type + "-")),
+                         key=lambda k: int(k.rsplit("-", 1)[1]), default=None)
+            upgrade = f"; {latest} infers otherwise" if latest and latest != j.op and \
+                rules["shape_inference_ceil_mode"].get(latest) != rules["shape_inference_ceil_mode"].get(j.op) else ""
+            say.append(f"ONNX's shape inference for {j.op} and onnxruntime's own graph resolution say {inferred[a]}:"
+                       f" a Shape of this output folds to {inferred[a]}, onnx.checker's full_check rejects a declared"
+                       f" {kernel[a]}, and onnxruntime fails where a tensor re-uses this one's buffer (\"Shape"
+                       f" mismatch attempting to re-use buffer\"){upgrade}")
+        if isinstance(ov, str):
+            if a == j.base.spatial_axes(len(kernel))[0]:
+                say.append(f"OpenVINO's ONNX frontend {ov}")
+        elif ov[a] != kernel[a]:
+            extra = ", its extra cell the lowest value of the type" if ov[a] > kernel[a] and op_type == "MaxPool" \
+                else ""
+            say.append(f"OpenVINO's ONNX frontend gives {ov[a]}{extra}")
+        if say:
+            found.append(f"{names.get(a, a)}: onnxruntime's kernel gives {kernel[a]}{_why(j, a)}; " + "; ".join(say))
+    return found
+
+
+def _why(j, a) -> str:
+    for axis, p in zip(j.base.spatial_axes(len(j.out)), j.plans):
+        if axis == a and p.arithmetic:
+            return f" ({p.arithmetic})"
+    return ""
+
+
+def _value_differences(j) -> list:
+    rules, spec, n = _rules(), j.spec, j.node
+    found = []
+    if spec.reduction == "avg" and spec.count == "include_onnx" and any(p.pad_begin or p.pad_end for p in j.plans):
+        for p in j.plans:
+            if p.out is None or p.length is None or p.pad_begin is None:
+                continue
+            last = (p.out - 1) * p.stride - p.pad_begin
+            end = last + p.dilated_kernel
+            if end > p.length + p.pad_end:
+                inside = sum(1 for t in range(p.kernel) if last + t * p.dilation < p.length + p.pad_end)
+                found.append(f"{p.name}: the last window, [{last}, {end}), runs past the end padding ({p.length} +"
+                             f" {p.pad_end}): onnxruntime divides it by the {inside} taps inside the padded input"
+                             f" on this axis, OpenVINO by the whole kernel ({math.prod(spec.kernel)} taps): its mean"
+                             " there is smaller")
+    if spec.reduction == "max" and spec.storage_order == 1 and len(n.node.output) > 1 and n.node.output[1] \
+            and spec.ndim > 1:
+        found.append(f"storage_order=1: {rules['openvino_storage_order']}")
+    return found

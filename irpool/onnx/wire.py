@@ -1,0 +1,183 @@
+"""The protobuf wire format of an .onnx file, walked without the onnx package: so a model's weights are never
+parsed (`light` copies the graph without the bytes of large tensors) and `--fix` rewrites a few ValueInfoProtos
+while every other byte of the file, weights included, is copied as it was (`rewrite`).
+
+Field numbers are onnx.proto's: ModelProto.graph 7, .functions 25; GraphProto.node 1, .initializer 5,
+.sparse_initializer 15, .input 11, .output 12, .value_info 13; NodeProto.attribute 5; AttributeProto.t 5,
+.g 6, .tensors 10, .graphs 11, .sparse_tensor 22, .sparse_tensors 23; FunctionProto.node 7; TensorProto.dims 1,
+.data_type 2, .name 8, .doc_string 12, .external_data 13, .data_location 14 (the rest hold values).
+"""
+from __future__ import annotations
+
+from ..errors import IRError
+
+MODEL_GRAPH, MODEL_FUNCTIONS = 7, 25
+GRAPH_NODE, GRAPH_INITIALIZER, GRAPH_INPUT, GRAPH_OUTPUT, GRAPH_VALUE_INFO, GRAPH_SPARSE = 1, 5, 11, 12, 13, 15
+NODE_ATTRIBUTE, FUNCTION_NODE = 5, 7
+ATTR_T, ATTR_G, ATTR_TENSORS, ATTR_GRAPHS, ATTR_SPARSE, ATTR_SPARSES = 5, 6, 10, 11, 22, 23
+TENSOR_KEPT = frozenset((1, 2, 3, 8, 12, 13, 14, 16))     # a tensor's dims, type, name, doc and where its data lives
+SMALL_TENSOR = 4096     # bytes: a tensor this small keeps its values (shape inference may need them)
+
+
+def _varint(buf, i: int, end: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if i >= end or shift > 63:
+            raise IRError("not an ONNX model: the protobuf ends inside a number", code="not-onnx")
+        b = buf[i]
+        i += 1
+        value |= (b & 0x7F) << shift
+        if b < 0x80:
+            return value, i
+        shift += 7
+
+
+def _encode_varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def fields(buf, start: int, end: int):
+    """(field number, wire type, where the field starts, where its value starts, where it ends) of each field
+    of the message in buf[start:end]; IRError on bytes that are no protobuf message."""
+    i = start
+    while i < end:
+        key, j = _varint(buf, i, end)
+        number, kind = key >> 3, key & 7
+        if number == 0:
+            raise IRError("not an ONNX model: a protobuf field numbered 0", code="not-onnx")
+        if kind == 0:
+            _, k = _varint(buf, j, end)
+        elif kind == 1:
+            k = j + 8
+        elif kind == 5:
+            k = j + 4
+        elif kind == 2:
+            size, j = _varint(buf, j, end)
+            k = j + size
+        else:
+            raise IRError(f"not an ONNX model: protobuf wire type {kind} (groups) where onnx.proto has none",
+                          code="not-onnx")
+        if k > end:
+            raise IRError("not an ONNX model: a protobuf field runs past the end of the file (truncated?)",
+                          code="not-onnx")
+        yield number, kind, i, j, k
+        i = k
+
+
+class _Pieces:
+    """Bytes to write: slices of the source and new bytes, with their total size, so a message rebuilt from
+    its fields needs no copy of the parts it keeps."""
+
+    def __init__(self):
+        self.parts, self.size = [], 0
+
+    def add(self, part) -> None:
+        if len(part):
+            self.parts.append(part)
+            self.size += len(part)
+
+    def nest(self, number: int, inner: "_Pieces") -> None:
+        self.add(_encode_varint(number << 3 | 2) + _encode_varint(inner.size))
+        self.parts.extend(inner.parts)
+        self.size += inner.size
+
+
+def _rebuild(buf, start: int, end: int, visit) -> _Pieces | None:
+    """The message buf[start:end] with `visit(number, kind, value_start, value_end)` deciding each field:
+    None keeps its bytes, False drops it, a _Pieces replaces its value. None overall when nothing changed."""
+    out, changed = _Pieces(), False
+    for number, kind, i, j, k in fields(buf, start, end):
+        new = visit(number, kind, j, k)
+        if new is None:
+            out.add(buf[i:k])
+        elif new is False:
+            changed = True
+        else:
+            changed = True
+            out.nest(number, new)
+    return out if changed else None
+
+
+def light(buf) -> bytes:
+    """The model without the values of tensors larger than SMALL_TENSOR bytes (initializers and Constant
+    attributes, in every graph and body): what the graph needs, for any size of weights."""
+    def tensor(j, k):
+        if k - j <= SMALL_TENSOR:
+            return None
+        return _rebuild(buf, j, k, lambda n, kind, a, b: None if n in TENSOR_KEPT else False)
+
+    def graph(j, k):
+        return _rebuild(buf, j, k, lambda n, kind, a, b: tensor(a, b) if n == GRAPH_INITIALIZER and kind == 2
+                        else node(a, b) if n == GRAPH_NODE and kind == 2
+                        else False if n == GRAPH_SPARSE and b - a > SMALL_TENSOR else None)
+
+    def node(j, k):
+        return _rebuild(buf, j, k, lambda n, kind, a, b: attribute(a, b) if n == NODE_ATTRIBUTE and kind == 2
+                        else None)
+
+    def attribute(j, k):
+        return _rebuild(buf, j, k, lambda n, kind, a, b: tensor(a, b) if n in (ATTR_T, ATTR_TENSORS) and kind == 2
+                        else graph(a, b) if n in (ATTR_G, ATTR_GRAPHS) and kind == 2
+                        else False if n in (ATTR_SPARSE, ATTR_SPARSES) and b - a > SMALL_TENSOR else None)
+
+    def function(j, k):
+        return _rebuild(buf, j, k, lambda n, kind, a, b: node(a, b) if n == FUNCTION_NODE and kind == 2 else None)
+
+    top = _rebuild(buf, 0, len(buf), lambda n, kind, a, b: graph(a, b) if n == MODEL_GRAPH and kind == 2
+                   else function(a, b) if n == MODEL_FUNCTIONS and kind == 2 else None)
+    return bytes(buf) if top is None else b"".join(bytes(p) for p in top.parts)
+
+
+def rewrite(buf, edits: dict, write) -> int:
+    """Write the model with some ValueInfoProtos replaced, every other byte as it was: `edits` maps
+    (graph path, value name) to a function given the ValueInfoProto's bytes and giving the new bytes; a graph
+    path is () for the main graph and (node index, attribute index, graph index), ... for a body. `write` gets
+    the pieces in order; returns how many ValueInfoProtos were replaced."""
+    from .model import value_name          # (reads a ValueInfoProto's name field only)
+    graphs = {path for path, _ in edits}
+    done = []
+
+    def graph(j, k, path):
+        def visit(n, kind, a, b):
+            if kind != 2:
+                return None
+            if n in (GRAPH_INPUT, GRAPH_OUTPUT, GRAPH_VALUE_INFO) and path in graphs:
+                edit = edits.get((path, value_name(buf, a, b)))
+                if edit is not None:
+                    new = _Pieces()
+                    new.add(edit(bytes(buf[a:b])))
+                    done.append(1)
+                    return new
+            if n == GRAPH_NODE and any(p[:len(path)] == path and len(p) > len(path) for p in graphs):
+                index = visit.nodes
+                visit.nodes += 1
+                return node(a, b, path, index)
+            return None
+        visit.nodes = 0
+        return _rebuild(buf, j, k, visit)
+
+    def node(j, k, path, index):
+        attrs = iter(range(1 << 30))
+
+        def visit(n, kind, a, b):
+            if n != NODE_ATTRIBUTE or kind != 2:
+                return None
+            at = next(attrs)
+            subs = iter(range(1 << 30))
+            return _rebuild(buf, a, b, lambda m, kd, c, d: graph(c, d, path + ((index, at, next(subs)),))
+                            if m in (ATTR_G, ATTR_GRAPHS) and kd == 2 else None)
+        return _rebuild(buf, j, k, visit)
+
+    top = _rebuild(buf, 0, len(buf), lambda n, kind, a, b: graph(a, b, ()) if n == MODEL_GRAPH and kind == 2
+                   else None)
+    for part in ([buf] if top is None else top.parts):
+        write(part)
+    return len(done)

@@ -1,0 +1,410 @@
+"""irpool on .onnx model files, judged against the installed runtimes (tests/onnxpeers.py), never against its
+own numbers: onnxruntime's kernel and graph resolution, ONNX's shape inference, OpenVINO's ONNX frontend.
+
+CPU facts: none. Every rule here is the same on every CPU (shapes and refusals are decided before any
+kernel runs; the values compared are max, and averages and Lp norms onnxruntime sums in the order irpool
+does, compared bit for bit where docs/onnx.md says they are equal)."""
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import onnxpeers as P
+from onnxpeers import h, onnx
+
+import irpool
+import irpool.cli
+from irpool.onnx.check import judge_all
+from irpool.onnx.runtimes import shapes
+
+VERSIONS = {"MaxPool": (1, 8, 10, 11, 12, 22), "AveragePool": (1, 7, 10, 11, 19, 22), "LpPool": (1, 2, 11, 18, 22)}
+
+
+def _random_node(rng):
+    op = rng.choice(list(VERSIONS))
+    v = rng.choice(VERSIONS[op])
+    a = dict(kernel_shape=[rng.randint(1, 4)])
+    if rng.random() < 0.8:
+        a["strides"] = [rng.randint(1, 3)]
+    auto = rng.choice(["NOTSET"] * 3 + ["VALID", "SAME_UPPER", "SAME_LOWER"])
+    if auto != "NOTSET":
+        a["auto_pad"] = auto
+    elif rng.random() < 0.8:
+        a["pads"] = [rng.randint(0, 3), rng.randint(0, 3)]
+    if v >= 10 and not (op == "LpPool" and v < 18) and rng.random() < 0.7:
+        a["ceil_mode"] = 1
+    if (op == "MaxPool" and v >= 10 or op == "AveragePool" and v >= 19 or op == "LpPool" and v >= 18) \
+            and rng.random() < 0.3:
+        a["dilations"] = [2]
+    if op == "AveragePool" and rng.random() < 0.5:
+        a["count_include_pad"] = 1
+    return op, v, a, rng.randint(1, 12)
+
+
+def _disagreements(seed: int, count: int) -> dict:
+    rng = random.Random(seed)
+    bad = {}
+    for _ in range(count):
+        op, v, a, length = _random_node(rng)
+        x = (np.arange(length, dtype=np.float32) + 1).reshape(1, 1, length)
+        m = P.model(op, v, a, x.shape)
+        (j,) = list(judge_all(m))
+        mine = shapes(j)
+        kern = P.ort_kernel(m, x)
+        case = (op, v, a, length)
+        if isinstance(kern, str) != bool(j.error):
+            bad.setdefault("refusal", []).append((case, kern if isinstance(kern, str) else kern[0].shape, j.error))
+            continue
+        if isinstance(kern, str):
+            continue
+        measured = {"onnxruntime": kern[0].shape, "onnxruntime-graph": P.ort_graph(op, v, a, x),
+                    "onnx": P.onnx_inferred(m)}
+        ov = P.openvino(m, x)
+        measured["openvino"] = "refuses" if isinstance(ov, str) else ov[0].shape
+        for runtime, got in measured.items():
+            said = "refuses" if isinstance(mine[runtime], str) else mine[runtime]
+            if said != got:
+                bad.setdefault(runtime, []).append((case, got, said))
+        if j.spec is not None and 0 not in kern[0].shape:       # run: the node alone, as onnxruntime computes it
+            y = irpool.run(m.SerializeToString(), x, layer="pool")["y"]
+            if y.tobytes() != kern[0].tobytes():
+                bad.setdefault("values", []).append((case, kern[0], y))
+    return bad
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_shapes_and_refusals_are_each_runtimes(seed):
+    """Random 1-D nodes of every op and version: the output dim irpool gives each runtime, whether
+    onnxruntime refuses the node, and run's values, against the four runtimes run (seed 0-26, 400 nodes
+    each, 0 disagreements when written)."""
+    bad = _disagreements(seed, 150)
+    assert not bad, {k: v[:5] for k, v in bad.items()}
+
+
+@pytest.mark.slow
+def test_shapes_and_refusals_many():
+    bad = {}
+    for seed in range(2, 12):
+        for k, v in _disagreements(seed, 400).items():
+            bad.setdefault(k, []).extend(v)
+    assert not bad, {k: v[:5] for k, v in bad.items()}
+
+
+def _check(m, **kw):
+    return irpool.check(m.SerializeToString(), **kw)
+
+
+def test_divergence_is_where_runtimes_differ():
+    """MaxPool k2 s2 pads 1,1 ceil_mode=1 on 17: the kernel 9, ONNX (opset 12) and OpenVINO 10; at opset 22
+    ONNX agrees (9) and only OpenVINO differs; without ceil_mode nobody differs."""
+    a = dict(kernel_shape=[2], strides=[2], pads=[1, 1], ceil_mode=1)
+    x = np.arange(17, dtype=np.float32).reshape(1, 1, 17)
+    for version, differs in ((12, {"onnx", "openvino"}), (22, {"openvino"})):
+        m = P.model("MaxPool", version, a, x.shape, declared=[1, 1, 9])
+        measured = {"onnx": P.onnx_inferred(P.model("MaxPool", version, a, x.shape))[2],
+                    "openvino": P.openvino(m, x)[0].shape[2], "onnxruntime": P.ort_kernel(m, x)[0].shape[2]}
+        assert {k for k in ("onnx", "openvino") if measured[k] != measured["onnxruntime"]} == differs
+        report = _check(m)
+        assert report.ok
+        (f,) = [f for f in report.findings if f.code == "runtime-divergence"]
+        assert f.severity == "warning" and f.layer_name == "pool" and f.layer_type == "MaxPool"
+        for k in differs:
+            assert f" {measured[k]}" in f.message
+    m = P.model("MaxPool", 12, dict(kernel_shape=[2], strides=[2], pads=[1, 1]), x.shape, declared=[1, 1, 9])
+    assert not _check(m).findings
+
+
+def test_value_divergences_are_openvinos():
+    """count_include_pad windows past the padding and storage_order=1 Indices: irpool warns where OpenVINO's
+    values or shape differ from onnxruntime's, measured, and not where they agree."""
+    x = np.array([[[1, 2, 3, 4]]], np.float32)
+    cases = [("AveragePool", 19, dict(kernel_shape=[3], strides=[2], pads=[1, 1], ceil_mode=1, count_include_pad=1),
+              x, False),
+             ("AveragePool", 19, dict(kernel_shape=[3], strides=[2], pads=[1, 0], ceil_mode=1, count_include_pad=1),
+              x, False),
+             ("AveragePool", 19, dict(kernel_shape=[3], strides=[2], pads=[1, 1], count_include_pad=1), x, False),
+             ("MaxPool", 12, dict(kernel_shape=[2, 2], storage_order=1), np.arange(12, dtype=np.float32)
+              .reshape(1, 1, 3, 4), True),
+             ("MaxPool", 12, dict(kernel_shape=[2, 2], storage_order=0), np.arange(12, dtype=np.float32)
+              .reshape(1, 1, 3, 4), True)]
+    for op, v, a, xx, indices in cases:
+        m = P.model(op, v, a, xx.shape, indices=indices)
+        ort_out, ov_out = P.ort_kernel(m, xx), P.openvino(m, xx)
+        differ = any(o.shape != r.shape or o.tobytes() != r.astype(o.dtype).tobytes() for o, r in zip(ort_out, ov_out))
+        warned = any(f.code == "runtime-divergence" for f in _check(m).findings)
+        assert warned == differ, (op, a, ort_out, ov_out)
+
+
+def test_planted_wrong_dims_found_and_fixed(tmp_path):
+    """A declared dim that differs from onnxruntime's kernel: shape-mismatch at its node, with the arithmetic;
+    --fix writes the kernel's dims, and the fixed file is the original with those dims alone changed."""
+    rng = random.Random(7)
+    for _ in range(40):
+        op, v, a, length = _random_node(rng)
+        x = (np.arange(length, dtype=np.float32) + 1).reshape(1, 1, length)
+        kern = P.ort_kernel(P.model(op, v, a, x.shape), x)
+        if isinstance(kern, str):
+            continue
+        right = list(kern[0].shape)
+        wrong = right[:2] + [right[2] + rng.choice([-1, 1, 2])]
+        if wrong[2] < 0:
+            continue
+        m = P.model(op, v, a, x.shape, declared=wrong)
+        report = _check(m)
+        (f,) = [f for f in report.findings if f.code == "shape-mismatch"]
+        assert f.layer_name == "pool" and f"declared {wrong[2]}" in f.message
+        path = tmp_path / "m.onnx"
+        onnx.save(m, path)
+        assert irpool.cli.main(["check", "--fix", "-q", str(path)]) in (0, 1)
+        fixed = onnx.load(path)
+        assert [d.dim_value for d in fixed.graph.output[0].type.tensor_type.shape.dim] == right
+        m.graph.output[0].type.tensor_type.shape.dim[2].dim_value = right[2]
+        assert fixed.SerializeToString() == m.SerializeToString()
+
+
+def test_external_data_is_never_read(tmp_path):
+    """A model whose weights live in a .data file: check and --fix work with that file gone, and --fix keeps
+    the reference to it; memory does not hold the weights (the light copy has no tensor values)."""
+    from onnx import numpy_helper
+
+    from irpool.onnx import wire
+    n = h.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2], strides=[2], pads=[1, 1], ceil_mode=1)
+    w = numpy_helper.from_array(np.ones((256, 256), np.float32), "W")
+    g = h.make_graph([n], "g", [h.make_tensor_value_info("x", 1, [1, 1, 17])],
+                     [h.make_tensor_value_info("y", 1, [1, 1, 10])], initializer=[w])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 12)])
+    inline = tmp_path / "inline.onnx"
+    onnx.save(m, inline)
+    path = tmp_path / "ext.onnx"
+    onnx.save(m, path, save_as_external_data=True, location="ext.data", size_threshold=0)
+    os.remove(tmp_path / "ext.data")
+    report = irpool.check(str(path))
+    assert [f.code for f in report.findings] == ["shape-mismatch", "runtime-divergence"]
+    assert irpool.cli.main(["check", "--fix", "-q", str(path)]) == 0
+    fixed = onnx.load(path, load_external_data=False)
+    assert fixed.graph.initializer[0].external_data[0].value == "ext.data"
+    data = inline.read_bytes()
+    assert len(data) > 256 * 256 * 4 and len(wire.light(data)) < 1000
+
+
+def test_bodies_and_functions_are_walked():
+    """A pool in an If branch is checked and its finding names the If; a pool in a model-local function
+    whose input is undeclared is unchecked, with the reason."""
+    pool = h.make_node("MaxPool", ["x"], ["t"], name="inner", kernel_shape=[2], strides=[2], pads=[1, 1], ceil_mode=1)
+    then = h.make_graph([pool], "then", [], [h.make_tensor_value_info("t", 1, [1, 1, 10])])
+    other = h.make_graph([h.make_node("Identity", ["x"], ["e"])], "else", [], [h.make_tensor_value_info("e", 1, None)])
+    node = h.make_node("If", ["c"], ["y"], name="branch", then_branch=then, else_branch=other)
+    g = h.make_graph([node], "g", [h.make_tensor_value_info("c", 9, []), h.make_tensor_value_info("x", 1, [1, 1, 17])],
+                     [h.make_tensor_value_info("y", 1, None)])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 12)])
+    (f, _) = _check(m).findings
+    assert f.code == "shape-mismatch" and f.layer_name == "inner" and "If 'branch' then_branch" in f.path
+
+
+def test_symbolic_input_judged_with_shape():
+    """An input of symbolic length: onnxruntime trusts a declared concrete output; irpool judges it with
+    --shape (as benchmark_app -shape) and says nothing without."""
+    a = dict(kernel_shape=[2], strides=[2])
+    m = P.model("MaxPool", 12, a, [1, 1, "L"], declared=[1, 1, 8])
+    assert not _check(m).findings
+    assert not _check(m, shapes={"x": (1, 1, 16)}).findings
+    (f,) = _check(m, shapes={"x": (1, 1, 20)}).findings
+    assert f.code == "shape-mismatch" and "declared 8" in f.message
+
+
+def test_torch_exports(tmp_path):
+    """Small modules exported by torch.onnx.export (TorchScript exporter, opsets 11 and 17, ceil_mode both
+    ways): every shape-mismatch is a declared dim that differs from what onnxruntime computes running the
+    whole model, and every such dim is found, or its node is `unchecked` (an input behind a Reshape that
+    ONNX's inference does not resolve)."""
+    torch = pytest.importorskip("torch")
+
+    class Net(torch.nn.Module):
+        def __init__(self, ceil):
+            super().__init__()
+            self.a = torch.nn.MaxPool2d(3, 2, 1, ceil_mode=ceil)
+            self.b = torch.nn.AvgPool2d(2, 2, ceil_mode=ceil)
+            self.c = torch.nn.MaxPool1d(2, 2, 1, ceil_mode=ceil)
+
+        def forward(self, x):
+            y = self.b(torch.relu(self.a(x)))
+            return self.c(y.flatten(2))
+
+    for opset in (11, 17):
+        for ceil in (False, True):
+            path = tmp_path / f"t{opset}{ceil}.onnx"
+            x = torch.randn(1, 3, 17, 17)
+            torch.onnx.export(Net(ceil), (x,), str(path), opset_version=opset, dynamo=False)
+            m = onnx.load(path)
+            m = onnx.shape_inference.infer_shapes(m)        # the value_info an exporter pipeline writes
+            pools = [n for n in m.graph.node if n.op_type in ("MaxPool", "AveragePool")]
+            real = _ort_intermediate(m, [n.output[0] for n in pools], x.numpy())
+            declared = {vi.name: [d.dim_value for d in vi.type.tensor_type.shape.dim]
+                        for vi in list(m.graph.value_info) + list(m.graph.output)}
+            wrong = {n.name for n in pools if n.output[0] in declared and declared[n.output[0]] != list(real[n.output[0]])}
+            report = irpool.check(m.SerializeToString())
+            found = {f.layer_name for f in report.findings if f.code == "shape-mismatch"}
+            unchecked = {f.layer_name for f in report.findings if f.code == "unchecked"}
+            assert found <= wrong and wrong - found <= unchecked, (opset, ceil)
+            assert not report.errors() or ceil
+
+
+def _ort_intermediate(m, names, x):
+    """What onnxruntime's kernels give each named tensor, run with those tensors as outputs and no shapes."""
+    m2 = onnx.ModelProto()
+    m2.CopyFrom(m)
+    del m2.graph.value_info[:]
+    del m2.graph.output[:]
+    m2.graph.output.extend(h.make_tensor_value_info(n, 1, None) for n in names)
+    outs = P.session(m2, optimize=False).run(names, {m2.graph.input[0].name: x})
+    return {n: o.shape for n, o in zip(names, outs)}
+
+
+BAD = {
+    "empty": b"",
+    "garbage": b"\x00\x01\x02\xff" * 10,
+    "truncated": None,
+    "group wire type": bytes([0x0B]),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD))
+def test_bad_files_one_line(tmp_path, name, capsys):
+    data = BAD[name]
+    if data is None:
+        m = P.model("MaxPool", 12, dict(kernel_shape=[2]), [1, 1, 8])
+        data = m.SerializeToString()[:-7]
+    path = tmp_path / "bad.onnx"
+    path.write_bytes(data)
+    assert irpool.cli.main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "bad.onnx" in err
+
+
+def test_hostile_nodes_are_findings():
+    """A huge declared dim, a negative pad, a missing input, an opset the node lacks, a cycle: findings or
+    a clean verdict, never an exception."""
+    cases = [P.model("MaxPool", 12, dict(kernel_shape=[2]), [1, 1, 1 << 62]),
+             P.model("MaxPool", 12, dict(kernel_shape=[2], pads=[-1, 0]), [1, 1, 8]),
+             P.model("AveragePool", 1, dict(kernel_shape=[2]), [1, 1, 8])]
+    n = h.make_node("MaxPool", ["nowhere"], ["y"], kernel_shape=[2])
+    cases.append(h.make_model(h.make_graph([n], "g", [], [h.make_tensor_value_info("y", 1, None)]),
+                              opset_imports=[h.make_opsetid("", 12)]))
+    n = h.make_node("MaxPool", ["y"], ["y"], kernel_shape=[2])
+    cases.append(h.make_model(h.make_graph([n], "g", [], [h.make_tensor_value_info("y", 1, [1, 1, 4])]),
+                              opset_imports=[h.make_opsetid("", 12)]))
+    codes = [[f.code for f in _check(m).findings] for m in cases]
+    assert codes[1] == ["bad-attribute"] and codes[2] == ["unknown-opset"] and codes[3] == ["unchecked"]
+
+
+def test_without_the_onnx_package(tmp_path):
+    """Without onnx, a .onnx argument is one line naming the extra, exit 2."""
+    path = tmp_path / "m.onnx"
+    onnx.save(P.model("MaxPool", 12, dict(kernel_shape=[2]), [1, 1, 8]), path)
+    code = ("import sys; sys.modules['onnx'] = None; from irpool.cli import main; "
+            f"sys.exit(main(['check', {str(path)!r}]))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "irpool[onnx]" in r.stderr
+
+
+def test_run_layer_from_the_command_line(tmp_path):
+    m = P.model("AveragePool", 19, dict(kernel_shape=[3], strides=[2], pads=[1, 1], ceil_mode=1), [1, 2, 9])
+    path = tmp_path / "m.onnx"
+    onnx.save(m, path)
+    x = np.random.default_rng(0).standard_normal((1, 2, 9)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    assert irpool.cli.main(["run", str(path), "--layer", "pool", "-i", f"0={tmp_path / 'x.npy'}",
+                            "-o", str(tmp_path / "o.npz")]) == 0
+    with np.load(tmp_path / "o.npz") as out:
+        assert out["y"].tobytes() == P.ort_kernel(m, x)[0].tobytes()
+
+
+def test_explain_gives_each_runtimes_number_and_draws_the_dropped_window(tmp_path, capsys):
+    """explain model.onnx: per axis, onnxruntime's kernel, ONNX's inference and OpenVINO side by side, as
+    each runtime gives them when run; the drawing shows the window only some keep."""
+    from irpool.onnx.explain import entries
+    a = dict(kernel_shape=[2, 3], strides=[2, 2], pads=[1, 0, 1, 1], ceil_mode=1)
+    x = np.zeros((1, 1, 17, 8), np.float32)
+    m = P.model("MaxPool", 12, a, x.shape)
+    measured = dict(onnxruntime=P.ort_kernel(m, x)[0].shape, onnx=P.onnx_inferred(m), openvino=P.openvino(m, x)[0].shape)
+    (e,) = entries(m.SerializeToString())
+    for k, axis in enumerate(e["axes"]):
+        assert {r: axis[r] for r in measured} == {r: measured[r][2 + k] for r in measured}
+    h_drawing = "\n".join(e["axes"][0]["drawing"])
+    assert f"window {measured['onnxruntime'][2]} (?)" in h_drawing and "OpenVINO keep it" in h_drawing
+    path = tmp_path / "m.onnx"
+    onnx.save(m, path)
+    assert irpool.cli.main(["explain", str(path), "--layer", "pool"]) == 0
+    assert "window 9 (?)" in capsys.readouterr().out
+
+
+def test_drawing_marks_each_windows_taps():
+    """drawing.axis against the windows' definition: window w covers cells w*s - pb + t*d, t < k."""
+    from irpool.drawing import axis
+    rng = random.Random(3)
+    for _ in range(200):
+        k, s, d = rng.randint(1, 4), rng.randint(1, 3), rng.randint(1, 2)
+        pb, pe, length = rng.randint(0, 2), rng.randint(0, 2), rng.randint(1, 30)
+        dk = (k - 1) * d + 1
+        if length + pb + pe < dk:
+            continue
+        out = (length + pb + pe - dk) // s + 1
+        lines = axis("H", length, k, s, d, pb, pe, out)
+        import re
+        col0 = re.match(r"H cells -?\d+\.\.-?\d+ +", lines[0]).end() + pb       # the column of input cell 0
+        for line in lines[1:]:
+            if not line.startswith("window"):
+                continue
+            w = int(line.split()[1])
+            taps = [i - col0 for i, c in enumerate(line) if c == "#"]
+            assert taps == [w * s - pb + t * d for t in range(k)], (k, s, d, pb, pe, length, line)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_mutated_files_never_crash(seed, tmp_path):
+    """Random byte flips, cuts and insertions of a real model: a Report or one IRError, never another
+    exception (the fuzz tests of test_hostile.py, for .onnx)."""
+    rng = random.Random(seed)
+    base = P.model("MaxPool", 12, dict(kernel_shape=[2], strides=[2], pads=[1, 1], ceil_mode=1), [1, 1, 17],
+                   declared=[1, 1, 9], indices=True).SerializeToString()
+    for _ in range(150):
+        data = bytearray(base)
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(len(data))
+            op = rng.random()
+            if op < 0.5:
+                data[i] = rng.randrange(256)
+            elif op < 0.75:
+                del data[i:i + rng.randint(1, 8)]
+            else:
+                data[i:i] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 4)))
+        try:
+            irpool.check(bytes(data))
+        except irpool.IRError:
+            pass
+
+
+@pytest.mark.parametrize("opset", [2, 11, 18, 21])
+def test_global_lp_pool_against_onnxruntime(opset):
+    """onnxruntime 1.32 runs GlobalLpPool for opsets 2 to 21 (versions 1 and 22 have no kernel: check says
+    so): the same bits for p = 1 and 2, the last bit of pow for p = 3."""
+    rng = np.random.default_rng(opset)
+    for p in (1, 2, 3):
+        for shape in ((2, 3, 5), (1, 4, 3, 7), (1, 2, 2, 3, 4)):
+            x = rng.standard_normal(shape).astype(np.float32)
+            m = P.model("GlobalLpPool", opset, dict(p=p), x.shape)
+            (want,) = P.ort_kernel(m, x)
+            got = irpool.run(m.SerializeToString(), x, layer="pool")["y"]
+            assert got.shape == want.shape and got.dtype == want.dtype
+            if p < 3:
+                assert got.tobytes() == want.tobytes()
+            else:
+                np.testing.assert_allclose(got, want, rtol=1e-6)
+    for version in (1, 22):
+        (f,) = _check(P.model("GlobalLpPool", version, {}, [1, 2, 3])).findings
+        assert f.code == "unknown-opset" and "NOT_IMPLEMENTED" in f.message
