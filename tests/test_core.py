@@ -432,14 +432,15 @@ def test_execution_refusals():
     assert issubclass(IRError, ValueError)
 
 
-@pytest.mark.parametrize("zeros", [0.02, 0.5, 1.0])
-def test_max_of_tied_zeros_takes_the_first_zero_tap_as_the_reference(zeros):
+@pytest.mark.parametrize("zeros, nans", [(0.02, 0.05), (0.5, 0.05), (1.0, 0.05), (1.0, 0.002)])
+def test_max_of_tied_zeros_takes_the_first_zero_tap_as_the_reference(zeros, nans):
     """Windows whose maximum is zero keep the sign of their first zero tap (the plugin's strictly-greater scan),
-    whether few windows are such (repaired at their positions) or most are (repaired tap by tap over the whole
-    output): random specs with pads, dilations, ceil rounding and channels-last, on inputs of -0.0, +0.0,
-    negatives and NaN, against the slow reference bit for bit."""
+    whether few windows are such (repaired at their positions), most are and their first tap inside the input is
+    a zero (one whole-array step, the few left at their positions) or is not (every tap over the whole output):
+    random specs with pads, dilations, ceil rounding and channels-last, on inputs of -0.0, +0.0, negatives and
+    NaN, against the slow reference bit for bit."""
     from reference import ref_pool
-    rng = np.random.default_rng(int(zeros * 1000))
+    rng = np.random.default_rng(int(zeros * 1000 + nans * 1e4))
     for _ in range(60):
         nd = int(rng.integers(1, 4))
         spec = PoolSpec(kernel=tuple(int(v) for v in rng.integers(1, 4, nd)),
@@ -455,7 +456,7 @@ def test_max_of_tied_zeros_takes_the_first_zero_tap_as_the_reference(zeros):
         pick = rng.random(shape)
         x = np.where(pick < zeros / 2, np.float32(-0.0), np.where(pick < zeros, np.float32(0.0),
                      -rng.random(shape).astype(np.float32) - 1))
-        x[rng.random(shape) < 0.05] = np.nan
+        x[rng.random(shape) < nans] = np.nan
         x = x.astype(np.float32)
         try:
             want, _ = ref_pool(x, spec)

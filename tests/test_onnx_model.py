@@ -25,33 +25,35 @@ from irpool.onnx.runtimes import shapes
 VERSIONS = {"MaxPool": (1, 8, 10, 11, 12, 22), "AveragePool": (1, 7, 10, 11, 19, 22), "LpPool": (1, 2, 11, 18, 22)}
 
 
-def _random_node(rng):
+def _random_node(rng, ndim: int = 1):
     op = rng.choice(list(VERSIONS))
     v = rng.choice(VERSIONS[op])
-    a = dict(kernel_shape=[rng.randint(1, 4)])
+    a = dict(kernel_shape=[rng.randint(1, 4) for _ in range(ndim)])
     if rng.random() < 0.8:
-        a["strides"] = [rng.randint(1, 3)]
+        a["strides"] = [rng.randint(1, 3) for _ in range(ndim)]
     auto = rng.choice(["NOTSET"] * 3 + ["VALID", "SAME_UPPER", "SAME_LOWER"])
     if auto != "NOTSET":
         a["auto_pad"] = auto
     elif rng.random() < 0.8:
-        a["pads"] = [rng.randint(0, 3), rng.randint(0, 3)]
+        a["pads"] = [rng.randint(0, 3) for _ in range(2 * ndim)]
     if v >= 10 and not (op == "LpPool" and v < 18) and rng.random() < 0.7:
         a["ceil_mode"] = 1
     if (op == "MaxPool" and v >= 10 or op == "AveragePool" and v >= 19 or op == "LpPool" and v >= 18) \
             and rng.random() < 0.3:
-        a["dilations"] = [2]
+        a["dilations"] = [rng.randint(1, 2) for _ in range(ndim)]
     if op == "AveragePool" and rng.random() < 0.5:
         a["count_include_pad"] = 1
-    return op, v, a, rng.randint(1, 12)
+    lengths = [rng.randint(1, 12) for _ in range(ndim)]
+    return op, v, a, lengths[0] if ndim == 1 else lengths
 
 
-def _disagreements(seed: int, count: int) -> dict:
+def _disagreements(seed: int, count: int, ndim: int = 1) -> dict:
     rng = random.Random(seed)
     bad = {}
     for _ in range(count):
-        op, v, a, length = _random_node(rng)
-        x = (np.arange(length, dtype=np.float32) + 1).reshape(1, 1, length)
+        op, v, a, length = _random_node(rng, ndim)
+        spatial = [length] if ndim == 1 else length
+        x = np.random.default_rng(seed).standard_normal([1, 2] + spatial).astype(np.float32)
         m = P.model(op, v, a, x.shape)
         (j,) = list(judge_all(m))
         mine = shapes(j)
@@ -72,25 +74,27 @@ def _disagreements(seed: int, count: int) -> dict:
                 bad.setdefault(runtime, []).append((case, got, said))
         if j.spec is not None and 0 not in kern[0].shape:       # run: the node alone, as onnxruntime computes it
             y = irpool.run(m.SerializeToString(), x, layer="pool")["y"]
-            if y.tobytes() != kern[0].tobytes():
+            in_order = op == "MaxPool" or op == "AveragePool" and v >= 19     # (MLAS sums in its order: docs/onnx.md)
+            if y.shape != kern[0].shape or (y.tobytes() != kern[0].tobytes() if in_order else
+                                            not np.allclose(y, kern[0], rtol=1e-5, atol=1e-6)):
                 bad.setdefault("values", []).append((case, kern[0], y))
     return bad
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_shapes_and_refusals_are_each_runtimes(seed):
-    """Random 1-D nodes of every op and version: the output dim irpool gives each runtime, whether
-    onnxruntime refuses the node, and run's values, against the four runtimes run (seed 0-26, 400 nodes
+@pytest.mark.parametrize("seed,ndim", [(0, 1), (1, 1), (2, 2)])
+def test_shapes_and_refusals_are_each_runtimes(seed, ndim):
+    """Random 1-D and 2-D nodes of every op and version: the output dims irpool gives each runtime, whether
+    onnxruntime refuses the node, and run's values, against the four runtimes run (1-D: seeds 0-26, 400 nodes
     each, 0 disagreements when written)."""
-    bad = _disagreements(seed, 150)
+    bad = _disagreements(seed, 150, ndim)
     assert not bad, {k: v[:5] for k, v in bad.items()}
 
 
 @pytest.mark.slow
 def test_shapes_and_refusals_many():
     bad = {}
-    for seed in range(2, 12):
-        for k, v in _disagreements(seed, 400).items():
+    for seed in range(3, 13):
+        for k, v in _disagreements(seed, 400, 1 + seed % 2).items():
             bad.setdefault(k, []).extend(v)
     assert not bad, {k: v[:5] for k, v in bad.items()}
 
@@ -109,6 +113,11 @@ def test_divergence_is_where_runtimes_differ():
         measured = {"onnx": P.onnx_inferred(P.model("MaxPool", version, a, x.shape))[2],
                     "openvino": P.openvino(m, x)[0].shape[2], "onnxruntime": P.ort_kernel(m, x)[0].shape[2]}
         assert {k for k in ("onnx", "openvino") if measured[k] != measured["onnxruntime"]} == differs
+        if "onnx" in differs:               # the message's claim: onnx.checker's full check rejects the right dim
+            with pytest.raises(Exception):
+                onnx.checker.check_model(m, full_check=True)
+        else:
+            onnx.checker.check_model(m, full_check=True)
         report = _check(m)
         assert report.ok
         (f,) = [f for f in report.findings if f.code == "runtime-divergence"]
@@ -252,6 +261,52 @@ def test_torch_exports(tmp_path):
             unchecked = {f.layer_name for f in report.findings if f.code == "unchecked"}
             assert found <= wrong and wrong - found <= unchecked, (opset, ceil)
             assert not report.errors() or ceil
+
+
+def test_torch_dynamo_exports(tmp_path):
+    """torch.onnx.export's default (dynamo) exporter, opsets 18 and 20, ceil_mode both ways: it declares torch's
+    shapes, which onnxruntime's kernels compute, so check has no error; it warns (runtime-divergence) exactly
+    at the pools whose output ONNX's own shape inference, run on the model stripped of its shapes, gives
+    otherwise than onnxruntime running it."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnxscript")
+
+    class Net(torch.nn.Module):
+        def __init__(self, ceil):
+            super().__init__()
+            self.a = torch.nn.MaxPool2d(3, 2, 1, ceil_mode=ceil)
+            self.b = torch.nn.AvgPool2d(2, 2, ceil_mode=ceil, count_include_pad=False)
+            self.c = torch.nn.MaxPool1d(2, 2, 1, ceil_mode=ceil)
+
+        def forward(self, x):
+            y = self.b(torch.relu(self.a(x)))
+            return self.c(y.flatten(2))
+
+    warned_somewhere = False
+    for opset in (18, 20):
+        for ceil in (False, True):
+            path = tmp_path / f"d{opset}{ceil}.onnx"
+            x = torch.randn(1, 3, 17, 17)
+            torch.onnx.export(Net(ceil), (x,), str(path), opset_version=opset, dynamo=True)
+            m = onnx.load(path)
+            pools = [n for n in m.graph.node if n.op_type in ("MaxPool", "AveragePool")]
+            names = [n.output[0] for n in pools]
+            real = _ort_intermediate(m, names, x.numpy())
+            bare = onnx.ModelProto()
+            bare.CopyFrom(m)
+            del bare.graph.value_info[:]
+            for o in bare.graph.output:
+                o.type.tensor_type.ClearField("shape")
+            inferred = onnx.shape_inference.infer_shapes(bare, data_prop=True)
+            said = {vi.name: tuple(d.dim_value for d in vi.type.tensor_type.shape.dim)
+                    for vi in list(inferred.graph.value_info) + list(inferred.graph.output)}
+            report = irpool.check(str(path))
+            assert not report.errors(), [f.render() for f in report.findings]
+            warned = {f.layer_name for f in report.findings if f.code == "runtime-divergence"}
+            differ = {n.name for n in pools if said.get(n.output[0]) != real[n.output[0]]}
+            assert warned == differ, (opset, ceil, warned, differ)
+            warned_somewhere |= bool(warned)
+    assert warned_somewhere            # (MaxPool1d's last window starts in the padding with ceil_mode)
 
 
 def _ort_intermediate(m, names, x):
@@ -408,3 +463,19 @@ def test_global_lp_pool_against_onnxruntime(opset):
     for version in (1, 22):
         (f,) = _check(P.model("GlobalLpPool", version, {}, [1, 2, 3])).findings
         assert f.code == "unknown-opset" and "NOT_IMPLEMENTED" in f.message
+
+
+def test_average_pool_19_stops_windows_at_a_negative_end_pad():
+    """AveragePool-19 with SAME pads of the undilated kernel (k 2, dilation 2, stride 3, ceil on 6: pads 0, -1):
+    onnxruntime ends each window at L + pad_end, so its second window takes cell 3 and not cell 5. check gives
+    onnxruntime's length and nothing else; run says it does not compute these windows, never other values."""
+    a = dict(kernel_shape=[2], strides=[3], auto_pad="SAME_LOWER", dilations=[2], ceil_mode=1)
+    x = (4.0 ** np.arange(6, dtype=np.float32)).reshape(1, 1, 6)
+    m = P.model("AveragePool", 19, a, x.shape, declared=[1, 1, 2])
+    (want,) = P.ort_kernel(m, x)
+    assert want.tolist() == [[[(x[0, 0, 0] + x[0, 0, 2]) / 2, x[0, 0, 3]]]]
+    assert not _check(m).findings
+    with pytest.raises(irpool.IRError, match="does not compute its windows"):
+        irpool.run(m.SerializeToString(), x, layer="pool")
+    (f,) = _check(P.model("AveragePool", 19, a, x.shape, declared=[1, 1, 3])).findings
+    assert f.code == "shape-mismatch" and "declared 3" in f.message

@@ -65,6 +65,10 @@ WORD_COPY_BYTES = 32 << 10      # word-wide copies pay off on chunks this large;
 DIRECT_BYTES = 256 << 10
 # The last axis reduced first where its windows overlap (see _Geometry); tests turn it off to compare
 PRE_REDUCE = True
+# The sign of a zero maximum: windows looked up at their positions when fewer than 1/GATHER_BELOW of them are
+# open, else whole-array steps (measured, AMD EPYC family 25 model 17, one thread: 2x2 s2 on 8x128x56x56 ReLU-like
+# input with -0.0, 6% zero maxima: 5.9 ms at 1/16, 3.9 ms at 1/64)
+GATHER_BELOW = 64
 _EXECUTORS: dict[int, ThreadPoolExecutor] = {}
 _WORKSPACES: OrderedDict = OrderedDict()
 _WORKSPACES_LOCK = threading.Lock()
@@ -401,10 +405,11 @@ class _Run:
     def _zero_signs(self, a, b, out):
         """Windows of planes a..b whose maximum is zero take the sign of their first zero tap (row-major),
         the element the plugin's strictly-greater scan keeps. Only where some maximum is zero and the chunk's input
-        holds a -0.0 at all (its bits are the lowest integer of their width: one min over the chunk). Then, at
-        the cost of a few whole-array steps a tap (not a gather a window): the taps are strided views of the
-        input (padded with NaN, which is never zero), scanned last to first so that the first zero's sign is
-        the one left; a window over a whole axis takes its first zero by argmax."""
+        holds a -0.0 at all (its bits are the lowest integer of their width: one min over the chunk). Few such
+        windows are looked up tap by tap at their positions; many are scanned with whole-array steps, taps in
+        row-major order, each copying its tap into the windows still open and closing those it gave a zero: first
+        every window's first tap inside the input (that closes all of them on inputs of zeros, ReLU's -0.0 among
+        them), then every tap for what is left. A window over a whole axis takes its first zero by argmax."""
         flat = out.reshape(-1)
         is_zero = flat == 0
         if not is_zero.any():
@@ -414,26 +419,25 @@ class _Run:
         bits = xs.view(itype)
         if not bits.size or bits.min() != np.iinfo(bits.dtype).min:
             return
-        if self.g.window is None and np.count_nonzero(is_zero) * 4 < flat.size:
-            self._gather_zero_signs(xs, out, flat, is_zero)
-            return
         if self.g.window is not None:                   # one window an axis: the first zero of each plane
             view = np.asarray(self.x[(slice(a, b),) + self.g.window + (slice(None),)])
             rows = np.moveaxis(view, -1, 1).reshape(view.shape[0], view.shape[-1], -1)
             first = np.argmax(rows == 0, axis=2)[..., None]
             negative = np.signbit(np.take_along_axis(rows, first, axis=2))[..., 0]
             negative = negative.reshape(out.shape[0], *([1] * (out.ndim - 2)), out.shape[-1])
-        else:
-            plans = self.g.plans
-            if xs.shape[-1] == 1:                       # (no trailing axis of one: numpy's inner loops run along W)
-                negative = np.zeros(out.shape, dtype=bool)
-                self._first_zero_signs(xs[..., 0], plans, negative[..., 0])
-            else:
-                negative = np.zeros(out.shape, dtype=bool)
-                self._first_zero_signs(xs, plans, negative)
-        negative = np.broadcast_to(negative, out.shape).reshape(-1)
-        flat[is_zero] = 0.0                                 # (+0.0, then -(+0.0) where the first zero is -0.0:
-        np.negative(flat, out=flat, where=negative & is_zero)   # no float temporary the output's size)
+            negative = np.broadcast_to(negative, out.shape).reshape(-1)
+            flat[is_zero] = 0.0                             # (+0.0, then -(+0.0) where the first zero is -0.0:
+            np.negative(flat, out=flat, where=negative & is_zero)   # no float temporary the output's size)
+            return
+        plans, todo = self.g.plans, is_zero.reshape(out.shape)
+        for boxes in (lambda: itertools.product(*(_first_taps(p) for p in plans)), lambda: _tap_boxes(plans)):
+            left = np.count_nonzero(todo)
+            if not left:
+                return
+            if left * GATHER_BELOW < flat.size:
+                self._gather_zero_signs(xs, out, flat, todo.reshape(-1))
+                return
+            _scan_zero_taps(xs, out, todo, boxes())
 
     def _gather_zero_signs(self, xs, out, flat, is_zero):
         """The first zero tap's sign of the few windows whose maximum is zero, tap by tap at their positions
@@ -454,31 +458,6 @@ class _Run:
                 break
         flat[zero] = np.where(negative, -0.0, 0.0)
 
-    @staticmethod
-    def _first_zero_signs(xs, plans, negative):
-        """negative[window] = whether its first zero tap is -0.0 (False where it has none), for (planes,
-        spatial..., [channels]) `xs`: the taps as strided views of the input, each over the windows it falls
-        inside (padding is never a zero tap), scanned last to first; a few thousand planes at a time, so that
-        the steps' temporaries stay small."""
-        step = max(1, (1 << 16) // max(1, math.prod(negative.shape[1:])))
-        taps = list(itertools.product(*(range(p.kernel) for p in plans)))[::-1]
-        ranges = []
-        for tap in taps:
-            inside = []
-            for p, t in zip(plans, tap):
-                lo = max(0, -(-(p.pad_begin - t * p.dilation) // p.stride))
-                hi = min(p.out, (p.length - 1 + p.pad_begin - t * p.dilation) // p.stride + 1)
-                inside.append((lo, hi, lo * p.stride - p.pad_begin + t * p.dilation, p.stride))
-            if all(lo < hi for lo, hi, _, _ in inside):
-                ranges.append(inside)
-        for a in range(0, xs.shape[0], step):
-            part, neg = xs[a:a + step], negative[a:a + step]
-            for inside in ranges:
-                v = part[(slice(None),) + tuple(slice(start, start + (hi - lo - 1) * s + 1, s)
-                                                 for lo, hi, start, s in inside)]
-                at = (slice(None),) + tuple(slice(lo, hi) for lo, hi, _, _ in inside)
-                neg[at] = np.where(v == 0, np.signbit(v), neg[at])     # (a select: no branch an element)
-
     def _write_indices(self, ws, a, b):
         """Flat NC-first input index: (n*C + c)*plane + window start + winning tap's offset.
 
@@ -493,6 +472,53 @@ class _Run:
         if axis != 0:
             flat %= math.prod(self.g.nc_shape[axis:])
         np.copyto(self.i[a:b], flat, casting="unsafe")
+
+
+def _first_taps(p) -> list:
+    """Along one axis, the output ranges that share their first tap inside the input, as (first output, end,
+    that tap's first input position, stride): each window starting in the begin padding alone, then all the
+    windows starting inside. Windows with no tap inside (their maximum is never zero) are in none."""
+    lo = min(p.out, -(-p.pad_begin // p.stride))
+    ranges = []
+    for o in range(lo):
+        t = -(-(p.pad_begin - o * p.stride) // p.dilation)
+        at = o * p.stride - p.pad_begin + t * p.dilation
+        if t < p.kernel and at < p.length:
+            ranges.append((o, o + 1, at, p.stride))
+    hi = min(p.out, (p.length - 1 + p.pad_begin) // p.stride + 1)
+    if lo < hi:
+        ranges.append((lo, hi, lo * p.stride - p.pad_begin, p.stride))
+    return ranges
+
+
+def _tap_boxes(plans) -> list:
+    """Every tap in row-major order, each as the output ranges (one per axis) of the windows it falls inside."""
+    boxes = []
+    for tap in itertools.product(*(range(p.kernel) for p in plans)):
+        box = []
+        for p, t in zip(plans, tap):
+            lo = max(0, -(-(p.pad_begin - t * p.dilation) // p.stride))
+            hi = min(p.out, (p.length - 1 + p.pad_begin - t * p.dilation) // p.stride + 1)
+            box.append((lo, hi, lo * p.stride - p.pad_begin + t * p.dilation, p.stride))
+        if all(lo < hi for lo, hi, _, _ in box):
+            boxes.append(box)
+    return boxes
+
+
+def _scan_zero_taps(xs, out, todo, boxes) -> None:
+    """For each box (a tap's windows) in order: the open windows (`todo`) take the tap's value, and those it
+    gave a zero (with its sign) close. An open window holds a negative value or NaN between taps, until a
+    later tap (or the gather) gives it its first zero: every open window has one."""
+    if xs.shape[-1] == 1:                       # (no trailing axis of one: numpy's inner loops run along W)
+        xs, out, todo, tail = xs[..., 0], out[..., 0], todo[..., 0], ()
+    else:
+        tail = (slice(None),)
+    for box in boxes:
+        v = xs[(slice(None),) + tuple(slice(at, at + (hi - lo - 1) * s + 1, s) for lo, hi, at, s in box) + tail]
+        where = (slice(None),) + tuple(slice(lo, hi) for lo, hi, _, _ in box) + tail
+        open_, o = todo[where], out[where]
+        np.copyto(o, v, where=open_)
+        np.greater(open_, o == 0, out=open_)    # (open and not now zero: still open)
 
 
 def _lp_powers(a: np.ndarray, p: float) -> None:

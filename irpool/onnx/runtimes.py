@@ -96,8 +96,9 @@ def _shape_differences(j) -> list:
         if inferred[a] != kernel[a]:
             latest = max((k for k in rules["shape_inference_ceil_mode"] if k.startswith(op_type + "-")),
                          key=lambda k: int(k.rsplit("-", 1)[1]), default=None)
-            upgrade = f"; {latest} infers otherwise" if latest and latest != j.op and \
-                rules["shape_inference_ceil_mode"].get(latest) != rules["shape_inference_ceil_mode"].get(j.op) else ""
+            upgrade = f"; {latest}'s inference says {kernel[a]}: upgrading the model's opset changes this shape" \
+                if latest and latest != j.op and rules["shape_inference_ceil_mode"].get(latest) == "ceil_torch" \
+                and rules["shape_inference_ceil_mode"].get(j.op) == "ceil" and ceil_only(j) else ""
             say.append(f"ONNX's shape inference for {j.op} and onnxruntime's own graph resolution say {inferred[a]}:"
                        f" a Shape of this output folds to {inferred[a]}, onnx.checker's full_check rejects a declared"
                        f" {kernel[a]}, and onnxruntime fails where a tensor re-uses this one's buffer (\"Shape"
@@ -114,10 +115,18 @@ def _shape_differences(j) -> list:
     return found
 
 
+def ceil_only(j) -> bool:
+    """Whether the kernel and ONNX's inference part ways over ceil_mode alone (not SAME pads or clipped
+    windows, which opset 22 keeps as they were)."""
+    attrs = node_attrs(j.node.node)
+    return bool(attrs.get("ceil_mode")) and attrs.get("auto_pad", "NOTSET") in ("NOTSET", "") and \
+        all(p.out is not None for p in j.plans) and bool(j.plans)
+
+
 def _why(j, a) -> str:
     for axis, p in zip(j.base.spatial_axes(len(j.out)), j.plans):
         if axis == a and p.arithmetic:
-            return f" ({p.arithmetic})"
+            return f" ({p.arithmetic.split(': ', 1)[-1]})"
     return ""
 
 

@@ -211,6 +211,13 @@ def _negative_ok(spec: PoolSpec, op: str) -> bool:
         spec.reduction == "avg" and (version >= 19 or spec.rounding != "floor" and spec.count == "include_onnx")
 
 
+def _clips_at_pad_end(spec: PoolSpec, op: str) -> bool:
+    """AveragePool-19 and later end a window at min(start + kernel * dilation, L + pad_end): with a negative end
+    pad (SAME pads of an undilated kernel) a dilated window loses the input's last cells (its other kernels
+    stop at L)."""
+    return spec.reduction == "avg" and "-" in op and int(op.rsplit("-", 1)[1]) >= 19
+
+
 def _core_out(length: int, dk: int, s: int, pb: int, pe: int, spec: PoolSpec) -> int:
     num = length + pb + pe - dk
     if num < 0:
@@ -246,7 +253,9 @@ def fit(spec: PoolSpec, shape, strict: bool = True, op: str = "") -> tuple:
             reach = max(reach, (out - 1) * s + dk - length - pb)         # which onnxruntime clips to X
         why = "its pads come out negative" if pb < 0 or out and _core_out(length, dk, s, pb, reach, spec) != out \
             else "a window is larger than the padded input and count_include_pad=1" if reach != pe and \
-            spec.count == "include_onnx" else None
+            spec.count == "include_onnx" else "its end pad comes out negative and AveragePool-19 stops every window" \
+            f" at L + pad_end = {length + pe} (pool_functors.h), short of the input's end" \
+            if pe < 0 and out and _clips_at_pad_end(spec, op) and (out - 1) * s - pb + dk > length + pe else None
         if why:
             if not strict:
                 unsupported = True
