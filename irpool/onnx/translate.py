@@ -228,12 +228,14 @@ def _core_out(length: int, dk: int, s: int, pb: int, pe: int, spec: PoolSpec) ->
     return q + 1 if q * s < length + pb else q
 
 
-def fit(spec: PoolSpec, shape, strict: bool = True, op: str = "") -> tuple:
+def fit(spec: PoolSpec, shape, strict: bool = True, op: str = "", cuts: list | None = None) -> tuple:
     """(the PoolSpec the core runs to give onnxruntime's windows on this input shape, onnxruntime's output
     spatial lengths; None where an axis is not known). Where onnxruntime's geometry is not the core's
     (SAME pads of a dilated kernel, a window larger than the padded input, which onnxruntime clips to the
     input), the spec takes explicit pads that give the same windows; IRError where onnxruntime fails. Where
-    no spec gives onnxruntime's windows, IRError (code "unsupported"), or with strict=False (None, lengths)."""
+    no spec gives onnxruntime's windows, IRError (code "unsupported"), or with strict=False (None, lengths).
+    Given a list `cuts`, it gets per spatial axis the cells to cut off the input's end before the spec runs:
+    AveragePool-19's windows stop at L + pad_end, so a negative end pad leaves the last cells out of every one."""
     axes = spec.spatial_axes(len(shape))
     outs, pads_b, pads_e, changed, unsupported = [], [], [], False, False
     for i, a in enumerate(axes):
@@ -247,6 +249,10 @@ def fit(spec: PoolSpec, shape, strict: bool = True, op: str = "") -> tuple:
         pb, pe, out = ort_axis(length, k, s, d, spec.pads_begin[i], spec.pads_end[i], spec.auto_pad,
                                spec.rounding != "floor", _negative_ok(spec, op))
         outs.append(out)
+        cut = -pe if cuts is not None and pe < 0 and out and _clips_at_pad_end(spec, op) and length + pe > 0 else 0
+        if cuts is not None:
+            cuts.append(cut)
+        length, pe = length - cut, pe + cut
         dk = d * (k - 1) + 1
         reach = max(0, pe)
         if out and _core_out(length, dk, s, pb, reach, spec) != out:     # windows larger than the padded input,
@@ -262,7 +268,7 @@ def fit(spec: PoolSpec, shape, strict: bool = True, op: str = "") -> tuple:
                 continue
             raise IRError(f"axis {i}: {why} ({dk} on {length} + {pb} + {pe}): onnxruntime runs it, irpool does not"
                           " compute its windows", code="unsupported")
-        changed = changed or reach != pe or spec.auto_pad in ("same_upper", "same_lower") and d > 1
+        changed = changed or reach != pe or spec.auto_pad in ("same_upper", "same_lower") and d > 1 or cut > 0
         pads_b.append(pb)
         pads_e.append(reach)
     if unsupported:
@@ -318,9 +324,15 @@ class Node:
                 refusal = pads_refusal(spec)
                 if refusal:
                     raise IRError(refusal)
-                spec, outs = fit(spec, x.shape, op=self.op)
+                cuts = []
+                spec, outs = fit(spec, x.shape, op=self.op, cuts=cuts)
                 if 0 in outs:                           # onnxruntime gives an empty output
                     return self._empty(x, spec, outs)
+                if any(cuts):                           # cells no window of onnxruntime's reads
+                    index = [slice(None)] * x.ndim
+                    for a, cut in zip(spec.spatial_axes(x.ndim), cuts):
+                        index[a] = slice(0, x.shape[a] - cut)
+                    x = x[tuple(index)]
             if self.outputs == 2:
                 y, indices = pool(widen(x), spec, indices=True, threads=threads)
                 return [narrow(y, x.dtype), indices]
