@@ -231,29 +231,35 @@ def test_symbolic_input_judged_with_shape():
     assert f.code == "shape-mismatch" and "declared 8" in f.message
 
 
+def _pools_module(ceil: bool, count_include_pad: bool = True):
+    """MaxPool2d 3 s2 p1, AvgPool2d 2 s2 and, behind a flatten, MaxPool1d 2 s2 p1 (on 17x17: its last ceil window
+    starts in the padding)."""
+    import torch
+
+    class Pools(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = torch.nn.MaxPool2d(3, 2, 1, ceil_mode=ceil)
+            self.b = torch.nn.AvgPool2d(2, 2, ceil_mode=ceil, count_include_pad=count_include_pad)
+            self.c = torch.nn.MaxPool1d(2, 2, 1, ceil_mode=ceil)
+
+        def forward(self, x):
+            y = self.b(torch.relu(self.a(x)))
+            return self.c(y.flatten(2))
+    return Pools()
+
+
 def test_torch_exports(tmp_path):
     """Small modules exported by torch.onnx.export (TorchScript exporter, opsets 11 and 17, ceil_mode both
     ways): every shape-mismatch is a declared dim that differs from what onnxruntime computes running the
     whole model, and every such dim is found, or its node is `unchecked` (an input behind a Reshape that
     ONNX's inference does not resolve)."""
     torch = pytest.importorskip("torch")
-
-    class Net(torch.nn.Module):
-        def __init__(self, ceil):
-            super().__init__()
-            self.a = torch.nn.MaxPool2d(3, 2, 1, ceil_mode=ceil)
-            self.b = torch.nn.AvgPool2d(2, 2, ceil_mode=ceil)
-            self.c = torch.nn.MaxPool1d(2, 2, 1, ceil_mode=ceil)
-
-        def forward(self, x):
-            y = self.b(torch.relu(self.a(x)))
-            return self.c(y.flatten(2))
-
     for opset in (11, 17):
         for ceil in (False, True):
             path = tmp_path / f"t{opset}{ceil}.onnx"
             x = torch.randn(1, 3, 17, 17)
-            torch.onnx.export(Net(ceil), (x,), str(path), opset_version=opset, dynamo=False)
+            torch.onnx.export(_pools_module(ceil), (x,), str(path), opset_version=opset, dynamo=False)
             m = onnx.load(path)
             m = onnx.shape_inference.infer_shapes(m)        # the value_info an exporter pipeline writes
             pools = [n for n in m.graph.node if n.op_type in ("MaxPool", "AveragePool")]
@@ -275,24 +281,13 @@ def test_torch_dynamo_exports(tmp_path):
     otherwise than onnxruntime running it."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnxscript")
-
-    class Net(torch.nn.Module):
-        def __init__(self, ceil):
-            super().__init__()
-            self.a = torch.nn.MaxPool2d(3, 2, 1, ceil_mode=ceil)
-            self.b = torch.nn.AvgPool2d(2, 2, ceil_mode=ceil, count_include_pad=False)
-            self.c = torch.nn.MaxPool1d(2, 2, 1, ceil_mode=ceil)
-
-        def forward(self, x):
-            y = self.b(torch.relu(self.a(x)))
-            return self.c(y.flatten(2))
-
     warned_somewhere = False
     for opset in (18, 20):
         for ceil in (False, True):
             path = tmp_path / f"d{opset}{ceil}.onnx"
             x = torch.randn(1, 3, 17, 17)
-            torch.onnx.export(Net(ceil), (x,), str(path), opset_version=opset, dynamo=True)
+            torch.onnx.export(_pools_module(ceil, count_include_pad=False), (x,), str(path), opset_version=opset,
+                              dynamo=True)
             m = onnx.load(path)
             pools = [n for n in m.graph.node if n.op_type in ("MaxPool", "AveragePool")]
             names = [n.output[0] for n in pools]
