@@ -10,13 +10,16 @@ output and input ports as (port id, dims text). Times are the best of --runs on 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
-import time
 
 from lxml import etree
 
 from irpool.ir.parse import light_ports
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import best_of  # noqa: E402
 
 # One line per layer: id, type, its output ports then its input ports as "id=dim,dim,;" (XSLT 1.0 in libxslt).
 XSLT_PLAIN = b"""<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
@@ -68,15 +71,6 @@ def by_itertext(holder):
     return out
 
 
-def best(fn, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times) * 1e3
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("xml")
@@ -99,7 +93,7 @@ def main(argv=None) -> int:
     except ImportError:
         pass
     for name, fn in rows:
-        print(f"{name:45s} {best(fn, args.runs):8.2f}")
+        print(f"{name:45s} {best_of(fn, args.runs) * 1e3:8.2f}")
     return 0
 
 

@@ -10,10 +10,9 @@ import argparse
 import os
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timing import cpu_name  # noqa: E402
+from timing import best_of, cpu_name  # noqa: E402
 
 
 def _classifier(name: str):
@@ -55,15 +54,6 @@ def export(name: str, folder: str, opset: int) -> str:
     return path
 
 
-def best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
@@ -79,8 +69,8 @@ def main() -> None:
         for name in args.models.split(","):
             path = export(name, folder, args.opset)
             report = irpool.check(path)
-            ours = best(lambda: irpool.check(path), args.repeat)
-            theirs = best(lambda: onnx.shape_inference.infer_shapes(onnx.load(path)), args.repeat)
+            ours = best_of(lambda: irpool.check(path), args.repeat)
+            theirs = best_of(lambda: onnx.shape_inference.infer_shapes(onnx.load(path)), args.repeat)
             print(f"{name:<22} {os.path.getsize(path) / 1e6:>6.1f} {report.pooling_layers:>5} {ours * 1e3:>10.1f} ms"
                   f" {theirs * 1e3:>8.1f} ms {ours / theirs:>6.2f}")
 
