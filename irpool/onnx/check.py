@@ -41,6 +41,7 @@ class Judged:
     base: object = None          # the PoolSpec of the attributes alone (OpenVINO's reading)
     plans: tuple = ()
     x_shape: tuple | None = None
+    x_type: str | None = None    # X's element type, numpy-style (None: not declared)
     out: tuple | None = None
     error: str | None = None
 
@@ -178,6 +179,7 @@ def judge(n: PoolNode) -> Judged:
                    f" ({j.op} takes {', '.join(types)})")
         return j
     dims = j.x_shape = tuple(d if isinstance(d, int) else None for d in x.shape)
+    j.x_type = type_name(x.elem_type) if x.elem_type else None
     try:
         attrs = node_attrs(n.node)
         if op_type.startswith("Global"):

@@ -11,7 +11,7 @@ from dataclasses import replace
 from ..core import axis_names, plan
 from ..errors import IRError
 from ..opdefs import load
-from .translate import _trunc_div, node_attrs
+from .translate import NHWC, _trunc_div, node_attrs, ort_max_start
 
 RUNTIMES = ("onnxruntime", "onnxruntime-graph", "onnx", "openvino")
 
@@ -74,6 +74,9 @@ def shapes(j) -> dict:
 
 
 def differences(j) -> list:
+    if j.out is not None and j.node.node.op_type == "GlobalMaxPool" and j.node.domain != NHWC \
+            and j.x_type in ("float32", "float16"):
+        return [f"NaN: {_rules()['openvino_global_max_nan']}"]
     if j.base is None or j.out is None or j.node.node.op_type.startswith("Global"):
         return []
     out = _shape_differences(j)
@@ -148,4 +151,7 @@ def _value_differences(j) -> list:
     if spec.reduction == "max" and spec.storage_order == 1 and len(n.node.output) > 1 and n.node.output[1] \
             and spec.ndim > 1:
         found.append(f"storage_order=1: {rules['openvino_storage_order']}")
+    if spec.reduction == "max" and n.domain != NHWC and j.x_type in ("float32", "float16") \
+            and ort_max_start(spec, j.x_type, len(n.node.output)) == "first":
+        found.append(f"NaN: {rules['openvino_nan_first']}")
     return found

@@ -8,6 +8,7 @@ global pool is a pool whose kernel is the input's spatial shape.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 
 import numpy as np
 
@@ -275,8 +276,18 @@ def fit(spec: PoolSpec, shape, strict: bool = True, op: str = "", cuts: list | N
         return None, tuple(outs)
     if not changed or any(o is None for o in outs):
         return spec, tuple(outs)
-    from dataclasses import replace
     return replace(spec, auto_pad="explicit", pads_begin=tuple(pads_b), pads_end=tuple(pads_e)), tuple(outs)
+
+
+def ort_max_start(spec: PoolSpec, dtype: str, listed_outputs: int) -> str:
+    """Where onnxruntime's max window starts (onnxruntime/core/providers/cpu/nn/pool.cc; measured, 1.32.0): a
+    float or float16 MaxPool that lists Y alone, without dilations above 1 or storage_order=1, and GlobalMaxPool,
+    run MLAS's pooling, where NaN never wins ("lowest"); the others (Indices listed, dilations, storage_order,
+    double) run onnxruntime's own loop, where a window's first tap inside the input starts it ("first")."""
+    if dtype in ("float32", "float16") and listed_outputs == 1 and spec.storage_order == 0 \
+            and all(d == 1 for d in spec.dilations):
+        return "lowest"
+    return "first"
 
 
 class Node:
@@ -291,6 +302,9 @@ class Node:
                 raise IRError(f"{node.op_type}: give the attributes in the NodeProto or in attrs, not both")
             attrs, domain, op_type = node_attrs(node), node.domain or domain, node.op_type
             outputs = len([o for o in node.output if o]) if outputs == 1 else outputs
+            self.listed = len(node.output)          # (onnxruntime counts an empty name too)
+        else:
+            self.listed = outputs
         self.op_type, self.attrs, self.opset, self.domain = op_type, {} if attrs is None else attrs, opset, domain
         self.as_onnxruntime = as_onnxruntime
         self.op = op_version(op_type, opset, domain)
@@ -326,6 +340,8 @@ class Node:
                     raise IRError(refusal)
                 cuts = []
                 spec, outs = fit(spec, x.shape, op=self.op, cuts=cuts)
+                if spec.reduction == "max" and self.domain != NHWC:
+                    spec = replace(spec, max_start=ort_max_start(spec, x.dtype.name, self.listed))
                 if 0 in outs:                           # onnxruntime gives an empty output
                     return self._empty(x, spec, outs)
                 if any(cuts):                           # cells no window of onnxruntime's reads
