@@ -509,7 +509,7 @@ def test_nan_windows_as_each_runtime(op, version, attrs, indices, elem):
     by lane, is asserted on the CPU it was measured on (AMD EPYC family 25 model 17), elsewhere only the warning."""
     n = np.nan
     rows = [[n, 1, 2], [1, n, 2], [1, 2, n], [2, n, 1], [n, n, 1], [1, n, n], [-1, n, -2], [n, -1, -2],
-            [-0.0, 0.0, -1], [0.0, -0.0, -1]]
+            [-0.0, 0.0, -1], [0.0, -0.0, -1], [n, n, n], [-np.inf, -np.inf, n]]
     dt = np.float16 if elem == 10 else np.float32
     x = np.array(rows, dt).reshape((len(rows), 1, 3) if op.startswith("Global") else (1, 1, -1))
     m = P.model(op, version, attrs, x.shape, elem=elem, indices=indices)
