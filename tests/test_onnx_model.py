@@ -251,6 +251,46 @@ def _pools_module(ceil: bool, count_include_pad: bool = True):
     return Pools()
 
 
+def test_symbolic_input_on_the_command_line(tmp_path, capsys):
+    """check --shape NAME=dims on a file: the same verdicts as the API's, exit 1 on the mismatch; a malformed
+    --shape is one line and exit 2."""
+    m = P.model("MaxPool", 12, dict(kernel_shape=[2], strides=[2]), [1, 1, "L"], declared=[1, 1, 8])
+    path = tmp_path / "m.onnx"
+    onnx.save(m, path)
+    (want,) = P.ort_kernel(m, np.zeros((1, 1, 20), np.float32))
+    assert want.shape == (1, 1, 10)
+    assert irpool.cli.main(["check", str(path), "--shape", "x=1,1,16"]) == 0
+    assert irpool.cli.main(["check", str(path), "--shape", "x=1,1,20"]) == 1
+    said = capsys.readouterr().out
+    assert "[shape-mismatch]" in said and "declared 8" in said
+    assert irpool.cli.main(["check", str(path), "--shape", "x=1,1,twenty"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--shape" in err[0]
+
+
+def test_a_pool_in_a_loop_body():
+    """A MaxPool in a Loop's body, on the outer graph's input: its declared scan output is judged against what
+    onnxruntime's kernel gives the node alone, and the finding names the Loop."""
+    x = np.zeros((1, 1, 17), np.float32)
+    (alone,) = P.ort_kernel(P.model("MaxPool", 12, dict(kernel_shape=[2], strides=[2]), x.shape), x)
+    for declared, wrong in ((list(alone.shape), False), ([1, 1, alone.shape[-1] + 1], True)):
+        body = h.make_graph(
+            [h.make_node("Identity", ["cond"], ["cond_out"]),
+             h.make_node("MaxPool", ["x"], ["t"], name="inner", kernel_shape=[2], strides=[2])], "body",
+            [h.make_tensor_value_info("i", 7, []), h.make_tensor_value_info("cond", 9, [])],
+            [h.make_tensor_value_info("cond_out", 9, []), h.make_tensor_value_info("t", 1, declared)])
+        loop = h.make_node("Loop", ["n", "c"], ["ts"], name="loop", body=body)
+        g = h.make_graph([loop], "g", [h.make_tensor_value_info("n", 7, []), h.make_tensor_value_info("c", 9, []),
+                                       h.make_tensor_value_info("x", 1, list(x.shape))],
+                         [h.make_tensor_value_info("ts", 1, None)])
+        m = h.make_model(g, opset_imports=[h.make_opsetid("", 12)])
+        m.ir_version = 8
+        found = _check(m).findings
+        assert [f.code for f in found] == (["shape-mismatch"] if wrong else []), [f.render() for f in found]
+        if wrong:
+            assert found[0].layer_name == "inner" and "Loop 'loop'" in found[0].path
+
+
 def test_torch_exports(tmp_path):
     """Small modules exported by torch.onnx.export (TorchScript exporter, opsets 11 and 17, ceil_mode both
     ways): every shape-mismatch is a declared dim that differs from what onnxruntime computes running the
