@@ -71,12 +71,26 @@ def write_atomic(path: str, write, suffix: str = "") -> str:
                 write(f)
             os.chmod(tmp, mode)
             os.replace(tmp, real)
-        except BaseException:
+        except BaseException as e:
             if tmp is not None:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(tmp)
+            stop = _signal_behind(e)
+            if stop is not None and stop is not e:
+                raise stop from None
             raise
     return real
+
+
+def _signal_behind(e: BaseException):
+    """The KeyboardInterrupt or SystemExit (a signal, above) that `e` was raised while handling, if any: a signal
+    landing inside a ZipFile member's close leaves the ZipFile to refuse its own close with a ValueError, which
+    would otherwise hide the signal (exit 1 and a traceback, seen once in CI, instead of 128 + the signal)."""
+    while e is not None:
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            return e
+        e = e.__context__
+    return None
 
 
 def write_npz(path: str, arrays: dict) -> str:
