@@ -41,7 +41,7 @@ from numpy.lib.stride_tricks import as_strided
 from ..errors import IRError
 from .direct import (Direct, buffers as direct_buffers, edges as direct_edges, in_place as direct_in_place,
                      offsets as direct_offsets, reduce_axis as direct_reduce_axis, takes as direct_takes)
-from .layout import Layout, axis_layout, copy_rows, fold, word_copy
+from .layout import Layout, axis_layout, copy_rows, fold, inside_range, word_copy
 from .shape import AxisPlan, plan
 from .spec import PoolSpec
 
@@ -430,14 +430,14 @@ class _Run:
             np.negative(flat, out=flat, where=negative & is_zero)   # no float temporary the output's size)
             return
         plans, todo = self.g.plans, is_zero.reshape(out.shape)
-        for boxes in (lambda: itertools.product(*(_first_taps(p) for p in plans)), lambda: _tap_boxes(plans)):
+        for boxes in (_first_tap_boxes, _tap_boxes):
             left = np.count_nonzero(todo)
             if not left:
                 return
             if left * GATHER_BELOW < flat.size:
                 self._gather_zero_signs(xs, out, flat, todo.reshape(-1))
                 return
-            _scan_zero_taps(xs, out, todo, boxes())
+            _scan_zero_taps(xs, out, todo, boxes(plans))
 
     def _gather_zero_signs(self, xs, out, flat, is_zero):
         """The first zero tap's sign of the few windows whose maximum is zero, tap by tap at their positions
@@ -474,21 +474,22 @@ class _Run:
         np.copyto(self.i[a:b], flat, casting="unsafe")
 
 
-def _first_taps(p) -> list:
-    """Along one axis, the output ranges that share their first tap inside the input, as (first output, end,
-    that tap's first input position, stride): each window starting in the begin padding alone, then all the
-    windows starting inside. Windows with no tap inside (their maximum is never zero) are in none."""
-    lo = min(p.out, -(-p.pad_begin // p.stride))
-    ranges = []
-    for o in range(lo):
-        t = -(-(p.pad_begin - o * p.stride) // p.dilation)
-        at = o * p.stride - p.pad_begin + t * p.dilation
-        if t < p.kernel and at < p.length:
-            ranges.append((o, o + 1, at, p.stride))
-    hi = min(p.out, (p.length - 1 + p.pad_begin) // p.stride + 1)
-    if lo < hi:
-        ranges.append((lo, hi, lo * p.stride - p.pad_begin, p.stride))
-    return ranges
+def _first_tap_boxes(plans):
+    """The windows grouped by their first tap inside the input, as output ranges (first output, end, that tap's
+    first input position, stride) per axis: on each axis every window starting in the begin padding alone, then
+    all the windows starting inside. Windows with no tap inside (their maximum is never zero) are in none."""
+    def axis(p):
+        lo, hi = inside_range(p, -p.pad_begin, p.out)        # the windows that start inside
+        ranges = []
+        for o in range(min(lo, p.out)):
+            t = -(-(p.pad_begin - o * p.stride) // p.dilation)
+            at = o * p.stride - p.pad_begin + t * p.dilation
+            if t < p.kernel and at < p.length:
+                ranges.append((o, o + 1, at, p.stride))
+        if lo < hi:
+            ranges.append((lo, hi, lo * p.stride - p.pad_begin, p.stride))
+        return ranges
+    return itertools.product(*(axis(p) for p in plans))
 
 
 def _tap_boxes(plans) -> list:
@@ -497,9 +498,9 @@ def _tap_boxes(plans) -> list:
     for tap in itertools.product(*(range(p.kernel) for p in plans)):
         box = []
         for p, t in zip(plans, tap):
-            lo = max(0, -(-(p.pad_begin - t * p.dilation) // p.stride))
-            hi = min(p.out, (p.length - 1 + p.pad_begin - t * p.dilation) // p.stride + 1)
-            box.append((lo, hi, lo * p.stride - p.pad_begin + t * p.dilation, p.stride))
+            offset = t * p.dilation - p.pad_begin
+            lo, hi = inside_range(p, offset, p.out)
+            box.append((lo, hi, lo * p.stride + offset, p.stride))
         if all(lo < hi for lo, hi, _, _ in box):
             boxes.append(box)
     return boxes
