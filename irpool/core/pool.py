@@ -41,7 +41,7 @@ from numpy.lib.stride_tricks import as_strided
 from ..errors import IRError
 from .direct import (Direct, buffers as direct_buffers, edges as direct_edges, in_place as direct_in_place,
                      offsets as direct_offsets, reduce_axis as direct_reduce_axis, takes as direct_takes)
-from .layout import Layout, axis_layout, copy_rows, fold, inside_range, word_copy
+from .layout import OPAQUE_ROW_BYTES, Layout, axis_layout, copy_rows, fold, inside_range, word_copy
 from .shape import AxisPlan, plan
 from .spec import PoolSpec
 
@@ -298,15 +298,15 @@ class _Run:
                         f.result()
             else:
                 self._chunks(chunks)
-            if self.g.spec.reduction == "max" and self.g.ctype.kind == "f" and not self.exact_first:
-                with np.errstate(invalid="ignore"):
-                    self._zero_signs(0, self.g.planes, self.v)      # (once for all chunks: a few steps a tap)
         return (self.values, self.indices) if self.g.want_indices else self.values
 
     def _chunks(self, chunks):
+        signs = self.g.spec.reduction == "max" and self.g.ctype.kind == "f" and not self.exact_first
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):   # inf, NaN are results here
-            for bounds in chunks:
-                self._pool_chunk(*bounds)
+            for a, b in chunks:
+                self._pool_chunk(a, b)
+                if signs:       # (a chunk at a time: its input and output are still in cache)
+                    self._zero_signs(a, b, self.v[a:b])
 
     def _pool_chunk(self, a, b):
         if self.g.window is not None and not self.exact_first:
@@ -404,21 +404,32 @@ class _Run:
 
     def _zero_signs(self, a, b, out):
         """Windows of planes a..b whose maximum is zero take the sign of their first zero tap (row-major),
-        the element the plugin's strictly-greater scan keeps. Only where some maximum is zero and the chunk's input
-        holds a -0.0 at all (its bits are the lowest integer of their width: one min over the chunk). Few such
-        windows are looked up tap by tap at their positions; many are scanned with whole-array steps, taps in
-        row-major order, each copying its tap into the windows still open and closing those it gave a zero: first
-        every window's first tap inside the input (that closes all of them on inputs of zeros, ReLU's -0.0 among
-        them), then every tap for what is left. A window over a whole axis takes its first zero by argmax."""
+        the element the plugin's strictly-greater scan keeps. Where every maximum of the chunk is zero (inputs
+        of zeros), every window's first tap inside the input is copied in whole, unmasked, and that closes the
+        windows it gives a zero. Otherwise only where the chunk's input holds both -0.0 and +0.0 (else each zero
+        is already the one sign there is): their bits are the lowest integer and the lowest unsigned integer of
+        their width, one min each over the chunk. Then few open windows are looked up tap by tap at their
+        positions; many are scanned with whole-array steps, taps in row-major order, each copying its tap into
+        the windows still open and closing those it gave a zero: first every window's first tap inside the
+        input, then every tap. A window over a whole axis takes its first zero by argmax."""
         flat = out.reshape(-1)
-        is_zero = flat == 0
-        if not is_zero.any():
+        todo = flat == 0            # (the windows still open; count_nonzero of floats is 4x slower, numpy 2.4)
+        if not todo.any():
             return
-        xs = self.x[a:b]
-        itype = f"i{xs.dtype.itemsize}"
-        bits = xs.view(itype)
-        if not bits.size or bits.min() != np.iinfo(bits.dtype).min:
-            return
+        xs, plans = self.x[a:b], self.g.plans
+        if self.g.window is None and todo.all():
+            for v, o in _box_views(xs, _first_tap_boxes(plans), out):
+                self._copy_taps(o, v)
+            np.not_equal(flat, 0, out=todo)     # (first taps below zero, or NaN: still open)
+            if not todo.any():
+                return
+            steps = (_tap_boxes,)
+        else:
+            bits = xs.reshape(-1).view(f"i{xs.dtype.itemsize}")
+            if bits.min() != np.iinfo(bits.dtype).min or bits.view(f"u{xs.dtype.itemsize}").min() != 0:
+                return
+            steps = (_first_tap_boxes, _tap_boxes)
+        left, todo = np.count_nonzero(todo), todo.reshape(out.shape)
         if self.g.window is not None:                   # one window an axis: the first zero of each plane
             view = np.asarray(self.x[(slice(a, b),) + self.g.window + (slice(None),)])
             rows = np.moveaxis(view, -1, 1).reshape(view.shape[0], view.shape[-1], -1)
@@ -426,18 +437,28 @@ class _Run:
             negative = np.signbit(np.take_along_axis(rows, first, axis=2))[..., 0]
             negative = negative.reshape(out.shape[0], *([1] * (out.ndim - 2)), out.shape[-1])
             negative = np.broadcast_to(negative, out.shape).reshape(-1)
+            is_zero = todo.reshape(-1)
             flat[is_zero] = 0.0                             # (+0.0, then -(+0.0) where the first zero is -0.0:
             np.negative(flat, out=flat, where=negative & is_zero)   # no float temporary the output's size)
             return
-        plans, todo = self.g.plans, is_zero.reshape(out.shape)
-        for boxes in (_first_tap_boxes, _tap_boxes):
-            left = np.count_nonzero(todo)
-            if not left:
-                return
+        for boxes in steps:
             if left * GATHER_BELOW < flat.size:
                 self._gather_zero_signs(xs, out, flat, todo.reshape(-1))
                 return
-            _scan_zero_taps(xs, out, todo, boxes(plans))
+            left = _scan_zero_taps(xs, out, todo, boxes(plans))
+            if not left:
+                return
+
+    def _copy_taps(self, dst, src):
+        """dst = src, src a view of the input: numpy's strided copy, but a ufunc's copy where rows are long and
+        contiguous (copyto's memcpy of rows 4 or 8 bytes out of step with the source's alignment was 5x slower,
+        AMD EPYC family 25 model 17; positive keeps every bit), copy_rows where they are short."""
+        if src.strides[-1:] != (src.itemsize,):
+            np.copyto(dst, src)     # (wide words, as the fills read them, measured no faster here)
+        elif src.shape[-1] * src.itemsize > OPAQUE_ROW_BYTES:
+            np.positive(src, out=dst)
+        else:
+            copy_rows(dst, src)
 
     def _gather_zero_signs(self, xs, out, flat, is_zero):
         """The first zero tap's sign of the few windows whose maximum is zero, tap by tap at their positions
@@ -506,20 +527,24 @@ def _tap_boxes(plans) -> list:
     return boxes
 
 
-def _scan_zero_taps(xs, out, todo, boxes) -> None:
+def _box_views(xs, boxes, *outs):
+    """Per box: the tap's elements (a strided view of the chunk's input), then the windows it falls in (a view of
+    each array in `outs`, shaped as the output). Without a trailing axis of one: numpy's inner loops then run
+    along the last spatial axis."""
+    tail = (slice(None),) if xs.shape[-1] > 1 else (0,)
+    for box in boxes:
+        yield (xs[(slice(None),) + tuple(slice(at, at + (hi - lo - 1) * s + 1, s) for lo, hi, at, s in box) + tail],
+               *(o[(slice(None),) + tuple(slice(lo, hi) for lo, hi, _, _ in box) + tail] for o in outs))
+
+
+def _scan_zero_taps(xs, out, todo, boxes) -> int:
     """For each box (a tap's windows) in order: the open windows (`todo`) take the tap's value, and those it
     gave a zero (with its sign) close. An open window holds a negative value or NaN between taps, until a
-    later tap (or the gather) gives it its first zero: every open window has one."""
-    if xs.shape[-1] == 1:                       # (no trailing axis of one: numpy's inner loops run along W)
-        xs, out, todo, tail = xs[..., 0], out[..., 0], todo[..., 0], ()
-    else:
-        tail = (slice(None),)
-    for box in boxes:
-        v = xs[(slice(None),) + tuple(slice(at, at + (hi - lo - 1) * s + 1, s) for lo, hi, at, s in box) + tail]
-        where = (slice(None),) + tuple(slice(lo, hi) for lo, hi, _, _ in box) + tail
-        open_, o = todo[where], out[where]
+    later tap (or the gather) gives it its first zero: every open window has one. Returns how many are open."""
+    for v, o, open_ in _box_views(xs, boxes, out, todo):
         np.copyto(o, v, where=open_)
         np.greater(open_, o == 0, out=open_)    # (open and not now zero: still open)
+    return np.count_nonzero(todo)
 
 
 def _lp_powers(a: np.ndarray, p: float) -> None:
