@@ -8,6 +8,7 @@ included) or what another pooling layer computes.
 """
 from __future__ import annotations
 
+import copy
 import difflib
 import marshal
 import math
@@ -24,7 +25,8 @@ from ..report import Finding, Report, pooling_summary  # noqa: F401 (re-exported
 from . import consts, fold
 from .fold import MOST_KEPT, SHAPE_OPS
 from .consts import Const
-from .dims import DYNAMIC, compatible, lenient_dim, parse_shape, port_dim, text
+from .bodies import declared_inputs, parameter_shapes
+from .dims import DYNAMIC, compatible, lenient_dim, parse_shape, port_dim, shape_text, text
 from .elements import element_type, spellings
 from .family import FAMILY_TYPES, interpret_family, is_family, shape_input_name
 from .eltypes import TypeVerdicts
@@ -56,10 +58,13 @@ class _Net:
 
     def __init__(self, doc: Document, report: Report, path: str = "", wait=frozenset()):
         self.doc, self.file, self.report, self.path = doc, doc.file, report, path
+        self.all_wait = wait    # this pass's waits for every net: a body's are ("body", its path, what waits)
+        if path:
+            wait = frozenset(w[2] for w in wait if isinstance(w, tuple) and w[0] == "body" and w[1] == path)
         self.wait = wait        # ids of pooling layers that wait for their producer although their input is static
         self.relook = set()     # ids of pooling layers whose producer gives other dims than their declared input,
         #                         and ("const", id) of the Consts kept in the next pass (a family layer reads one)
-        self.keep_consts = {x[1] for x in wait if isinstance(x, tuple)}
+        self.keep_consts = {x[1] for x in wait if isinstance(x, tuple) and x[0] == "const"}
         self.joins = {}         # (id, port) of those -> the edge-mismatch of the edge into it, and its line
         self.loose = []         # (message, line, who, consumer row) of edges with a missing end, judged in finish()
         self.bad_dims = set()   # signature numbers whose <dim>s odd_dims judged, to judge again at each layer
@@ -87,6 +92,10 @@ class _Net:
         self.shape_ops = {}     # layer id -> Layer of the ops fold.py folds into a shape input, and feeds their inputs
         self.bin = None         # the weights file those are read from (None: none known)
         self.graph = Graph()    # what read_model makes of the edges: cycles, ports without their edge (graph.py)
+        self.forced = {}        # body Parameter id -> (dims, what gives them, element type or None): the outer
+        #                         input's, as bodies.py says
+        self.declared_differs = False   # a forced Parameter declares other dims: the body is also checked on those
+        self.outer_feeds = []   # (producer id, port, TensorIterator/Loop/If id, port): what its bodies take
 
     def finding(self, code, message, line, layer=None, el=None, fix=None) -> None:
         """A finding, its severity from schemas/codes.json."""
@@ -128,7 +137,7 @@ class _Net:
             if ltype == "Parameter" or ltype in POOL_TYPES:
                 key = content_key(el)
                 known = self.clean.get(key)
-                if known is None or lid in self.wait:
+                if known is None or lid in self.wait or lid in self.forced:
                     self.layer(_layer(el, problems), key)
                     continue
                 ports, rec = known
@@ -157,13 +166,45 @@ class _Net:
                          f" {ins}: read_model refuses the file (\"node index is out of range\")", line_of(el), el=el)
 
     def body(self, el, body) -> None:
-        """A TensorIterator/Loop <body> or an If branch: a net of its own, checked by the same code."""
-        where = f"{el.get('type')} id={el.get('id')} name={el.get('name')!r} <{body.tag}>"
-        sub = _Net(self.doc, self.report, f"{self.path} > {where}" if self.path else where)
-        sub.bin = self.bin
+        """A TensorIterator/Loop <body> or an If branch: a net of its own, checked by the same code, its Parameters
+        given what the outer layer's inputs give (bodies.py: its producers' dims where a previous pass found them
+        to differ from the layer's declared input). Where a Parameter declares other dims, the body is checked on
+        those too, as read_model does first, for what it refuses there."""
+        holder = f"{el.get('type')} id={el.get('id')} name={el.get('name')!r}"
+        outer, types = declared_inputs(el)
+        if el.get("type") == "TensorIterator":
+            types = {}                          # (it keeps its body Parameters' declared element types: bodies.py)
+        for w in self.wait:
+            if isinstance(w, tuple) and w[0] == "outer" and w[1] == el.get("id"):
+                outer[w[2]] = None if w[3] is None else list(w[3])
+        where = f"{holder} <{body.tag}>"
+        path = f"{self.path} > {where}" if self.path else where
+        sub = self._body_net(body, path, self.doc, self.report, {
+            pid: (dims, f"input port {port} of {holder}", element_type(types.get(port))) for pid, (dims, port) in
+            parameter_shapes(el, body.tag, outer).items()})
+        if not sub.declared_differs:
+            return
+        doc = copy.copy(self.doc)
+        doc.problems = []                       # (said once, by the net above)
+        scratch = Report(self.file)
+        self._body_net(body, f"{path} (as declared)", doc, scratch, {})
+        said = {(f.code, f.line) for f in self.report.findings}
+        for f in scratch.findings:              # (what the ops' shape inference refuses: the plugin compiles the
+            #                                     body with the inputs' shapes and types)
+            if f.code in ("bad-shape", "bad-rank") and f.layer_type != "Parameter" and (f.code, f.line) not in said:
+                self.report.findings.append(replace(f, path=path, message=f"{f.message} (read_model checks the body"
+                                                    " on the shapes its Parameters declare before it gives them the"
+                                                    " inputs' shapes)"))
+
+    def _body_net(self, body, path, doc, report, forced) -> _Net:
+        sub = _Net(doc, report, path, self.all_wait)
+        sub.bin, sub.forced = self.bin, forced
         for holder in body.iterchildren("layers", "edges"):
             (sub.layers if holder.tag == "layers" else sub.edges)(holder, len(holder))
         sub.finish()
+        # what should wait in the next pass, under the body's path (a body within it has put its own path on)
+        self.relook |= {w if isinstance(w, tuple) and w[0] == "body" else ("body", sub.path, w) for w in sub.relook}
+        return sub
 
     def layer(self, layer: Layer, key=None) -> None:
         """A layer read in full: a pooling or Parameter layer, or one the light reading found odd. `key`:
@@ -281,6 +322,16 @@ class _Net:
     def parameter(self, layer: Layer) -> None:
         et_text = layer.data.get("element_type")
         et = element_type(et_text)
+        given = self.forced[layer.id][2] if layer.id in self.forced else None    # a body's: the outer input's type
+        if given is not None and (et_text is None or et is not None and et_text == et.name):
+            if et_text != given.name:           # (OpenVINO reads the declared type, checks the body on it, then
+                self.declared_differs = True    # takes the input's)
+                said = f"element_type={et_text}" if et_text is not None else "has no element_type"
+                self.finding("precision-mismatch", f"Parameter {said}: OpenVINO gives this body"
+                             f" Parameter {given.name}, what {self.forced[layer.id][1]} receives", layer.data_line,
+                             layer)
+            layer = replace(layer, data={**layer.data, "element_type": given.name})
+            et_text, et = given.name, given
         if et_text is None:
             self.finding("bad-attribute", "Parameter has no element_type: OpenVINO reads it as dynamic, which the CPU"
                          " plugin does not compile (\"Cannot allocate memory for incompatible descriptors\")",
@@ -311,20 +362,34 @@ class _Net:
         if not layer.outputs:
             return
         port = layer.outputs[0]
+        if layer.id in self.forced:
+            shape = self._forced_shape(layer, shape)
         self.outputs[(layer.id, port.id)] = shape          # OpenVINO takes the shape, not the port's <dim>s
         if shape is None:
             self.finding("bad-rank", f'Parameter shape="{layer.data["shape"]}" is of dynamic rank, which the CPU plugin'
                          " does not compile, whatever reads it (\"CPU plug-in doesn't support Parameter operation with"
                          ' dynamic rank")', layer.data_line, layer)
             return
+        what = "Parameter shape" if layer.id not in self.forced else "the shape OpenVINO gives this Parameter"
         if len(port.dims) != len(shape):
-            self.finding("shape-mismatch", f"Parameter shape has rank {len(shape)}, its output port {port.id} has"
+            self.finding("shape-mismatch", f"{what} has rank {len(shape)}, its output port {port.id} has"
                          f" rank {len(port.dims)}", port.line, layer)
             return
         for i, (s, d) in enumerate(zip(shape, port.dims)):
             if not compatible(s, d):
-                self.finding("shape-mismatch", f"Parameter shape dim {i} is {text(s)}, its output port {port.id}"
+                self.finding("shape-mismatch", f"{what} dim {i} is {text(s)}, its output port {port.id}"
                              f" declares {text(d)}", port.dim_lines[i], layer)
+
+    def _forced_shape(self, layer: Layer, declared):
+        """A body Parameter's shape as OpenVINO gives it (the outer input's); a declared shape that differs is
+        a finding, and the body is then checked on it too (body())."""
+        dims, source, _ = self.forced[layer.id]
+        if declared is None or len(declared) != len(dims) or not all(map(compatible, declared, dims)):
+            self.declared_differs = True
+            self.finding("shape-mismatch", f'Parameter shape="{layer.data["shape"]}": OpenVINO gives this body'
+                         f" Parameter {shape_text(dims)}, what {source} receives (it checks the body on the declared"
+                         " shape first, then takes the input's)", layer.data_line, layer)
+        return dims
 
     # -- pooling ------------------------------------------------------------------------------------------
     def pooling(self, layer: Layer, x_dims) -> None:
@@ -578,7 +643,7 @@ class _Net:
         self.pass_type(fl, fp, tl)
         if tl in self.waiting or tl in self.shape_ops:
             self.feeds[(tl, tp)] = (fl, fp)
-        elif not self.path:
+        else:
             self.producer(fl, fp, tl, tp)
         why = self.index_ports.get((fl, fp))
         self.unless_used.pop((fl, fp), None)
@@ -611,8 +676,12 @@ class _Net:
 
     def producer(self, fl, fp, tl, tp) -> None:
         """A pooling layer checked on its declared input, which its producer contradicts: OpenVINO computes it
-        from the producer's dims, so check takes it again, waiting for them (check's next pass)."""
+        from the producer's dims, so check takes it again, waiting for them (check's next pass). A TensorIterator,
+        Loop or If gives its bodies what the producer gives: judged in finish()."""
         dst = self.signature(tl)
+        if dst is not None and dst[0] in BODY_TYPES:
+            self.outer_feeds.append((fl, fp, tl, tp))
+            return
         if dst is None or dst[0] not in POOL_TYPES or not dst[2] or dst[2][0][0] != tp:
             return
         if fl in self.waiting or fl in self.types.params:
@@ -699,6 +768,11 @@ class _Net:
                 if self.last_type is not None and layer.outputs:
                     self.out_types[(cur, layer.outputs[0].id)] = self.last_type
                 self.in_type = None
+        for fl, fp, tl, tp in self.outer_feeds:
+            want, dst = self.produced(fl, fp), self.signature(tl)
+            have = [lenient_dim(t) for t in dst[4][tp]] if dst and tp in dst[4] and dst[4][tp] else None
+            if want != () and want != have:     # (its bodies take what the producer gives: the next pass)
+                self.relook.add(("outer", tl, tp, None if want is None else tuple(want)))
         start = len(self.report.findings)
         self.types.finish(self)                             # (element types that wait for the edges: eltypes.py)
         self.build_time.extend(range(start, len(self.report.findings)))
