@@ -204,3 +204,52 @@ def test_pools_in_bodies_take_their_input_as_read_model_does(tmp_path, bases, ed
             compared += 1
     print(f"{len(paths)} files: {refused} refused by OpenVINO, {compared} body pools compared")
     assert compared >= 200 and refused >= 5, (compared, refused)     # both sides of the comparison are exercised
+
+
+NESTED = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import openvino as ov
+    import openvino.opset1 as o1, openvino.opset5 as o5, openvino.opset13 as ops
+
+    def loop(body, param, src):
+        lp = o5.loop(ops.constant(np.int64(1)), ops.constant(True))
+        lp.set_function(body)
+        lp.set_special_body_ports([-1, 1])
+        lp.set_invariant_input(param, src)
+        return lp
+
+    x = ops.parameter([1, 2, 12, 12], np.float32, name="x")
+    ip = ops.parameter([1, 2, 10, 10], np.float32, name="ip")
+    ir = ops.result(o1.max_pool(ip, [2, 2], [0, 0], [0, 0], [2, 2], name="inner_m"))
+    inner_body = ov.Model([ir, ops.result(ops.constant(True))], [ip], "inner")
+    op_ = ops.parameter([1, 2, 12, 12], np.float32, name="op")
+    om = o1.max_pool(op_, [1, 1], [0, 0], [0, 0], [3, 3], name="outer_m")
+    orr = ops.result(loop(inner_body, ip, om.output(0)).get_iter_value(ir.output(0), -1))
+    outer_body = ov.Model([orr, ops.result(ops.constant(True))], [op_], "outer")
+    out = loop(outer_body, op_, x.output(0)).get_iter_value(orr.output(0), -1)
+    ov.save_model(ov.Model([ops.result(out)], [x], "nested"), sys.argv[1], compress_to_fp16=False)
+""")
+
+
+def test_a_pool_in_a_body_in_a_body_takes_what_the_outer_inputs_give(tmp_path):
+    """A Loop in a Loop's body: the outer Parameter's shape changed (16x16 for 12x12), every declared dim inside
+    left as written. read_model gives the outer body 16x16, its pool 14x14, the inner body 14x14 and its pool
+    7x7; check must flag both pools' outputs with those dims, and both bodies' Parameters."""
+    path = tmp_path / "nested.xml"
+    subprocess.run([sys.executable, "-c", NESTED, str(path)], check=True)
+    root = etree.parse(str(path)).getroot()
+    x = next(el for el in root.iter("layer") if el.get("name") == "x")
+    x.find("data").set("shape", "1,2,16,16")
+    _dims(x.find("output/port"), [1, 2, 16, 16])
+    path.write_bytes(etree.tostring(root))
+    run = subprocess.run([sys.executable, "-c", SHAPES, str(path)], capture_output=True, text=True, check=True)
+    shapes = json.loads(run.stdout)
+    report = irpool.check(str(path))
+    fixed = {f.layer_name: [d for _, d in f.fix["dims"]] for f in report.findings
+             if f.code == "shape-mismatch" and f.fix}
+    assert fixed == {name: [int(d) for d in shapes[name][0][2:]] for name in ("outer_m", "inner_m")}, fixed
+    assert shapes["inner_m"][0] == ["1", "2", "7", "7"]          # (the dims come from two levels up)
+    params = {f.layer_name for f in report.findings if f.layer_type == "Parameter" and f.code == "shape-mismatch"}
+    assert params == {"op", "ip"}, [str(f) for f in report.findings]
+    assert " > Loop id=" in next(f.path for f in report.findings if f.layer_name == "inner_m")
