@@ -241,12 +241,23 @@ def small_calls(threads, runs=3) -> None:
         print(f"| {name} | {sec * 1e6:.1f} | {sec / ov_us:.2f} | {sec / ort_us:.2f} |")
 
 
+def _signed(rng, shape, sign):
+    """Half the values |N(0,1)| times sign, the others -0.0 or +0.0 at random."""
+    r = rng.standard_normal(shape, dtype=np.float32)
+    zeros = np.where(rng.random(shape) < 0.5, np.float32(-0.0), np.float32(0.0))
+    return np.where(r > 0, np.float32(sign) * r, zeros)
+
+
 INPUTS = {   # the values a case runs on
     "random": lambda rng, shape: rng.standard_normal(shape, dtype=np.float32),
     # every value -0.0 or +0.0: every maximum a tie of zeros, whose sign is the first zero tap's
     "ties": lambda rng, shape: np.where(rng.random(shape) < 0.5, np.float32(-0.0), np.float32(0.0)),
     # ReLU-like, with -0.0 where it clips: the windows that clip whole are zero ties
     "negzero": lambda rng, shape: np.maximum(rng.standard_normal(shape, dtype=np.float32), np.float32(-0.0)),
+    # ReLU-like with zeros of both signs: the windows that clip whole are ties of -0.0 and +0.0
+    "signedzeros": lambda rng, shape: _signed(rng, shape, 1),
+    # negatives and zeros of both signs: every window's maximum a zero, its first tap often not one
+    "nonpositive": lambda rng, shape: _signed(rng, shape, -1),
     # 5% NaN: windows with NaN (which never wins) beside random values
     "nan": lambda rng, shape: np.where(rng.random(shape) < 0.05, np.float32(np.nan),
                                        rng.standard_normal(shape, dtype=np.float32)),

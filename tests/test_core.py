@@ -500,3 +500,18 @@ def test_every_maximum_zero_takes_each_window_first_zero_chunk_by_chunk(threads,
                 want, _ = ref_pool(x, spec)
                 assert_same_bits(pool(x, spec, threads=threads), want.astype(np.float32))
     assert {1, 2} <= set(copies), copies        # (contiguous rows and strided ones were copied whole)
+
+
+@pytest.mark.parametrize("kernel", [4, 7, 12, 25, 45])
+def test_first_zero_of_long_windows_on_every_code_width(kernel):
+    """Windows of 4 to 45 taps along an axis (the codes of _first_zero_codes in 8, 16, 32 and 64 bits, and one tap
+    at a time past 40), on negatives and zeros of both signs where every window is open: against the slow
+    reference bit for bit, dilated and strided, with pads."""
+    rng = np.random.default_rng(kernel)
+    spec = PoolSpec(kernel=(kernel, 2), strides=(2, 1), dilations=(1, 2), pads_begin=(1, 0), pads_end=(2, 1),
+                    reduction="max")
+    shape = (2, 3, kernel + 9, 7)
+    r = rng.standard_normal(shape).astype(np.float32)
+    x = np.where(r > 0, -r, np.where(rng.random(shape) < 0.5, np.float32(-0.0), np.float32(0.0)))
+    want, _ = ref_pool(x, spec)
+    assert_same_bits(pool(x, spec, threads=1), want.astype(np.float32))
