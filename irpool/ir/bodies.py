@@ -2,13 +2,13 @@
 
 OpenVINO ignores a body Parameter's declared shape and element type (and its output port's dims, and the outer
 layer's declared input dims): it gives the Parameter the shape and type the outer input really has, through the
-port map, with the axis of a sliced input cut to `part_size`; but a TensorIterator keeps the element type its
+port map, with the axis of a sliced input cut to `part_size` (a merged input: its initial value's, where a Loop may
+make a dim dynamic: back_edges); but a TensorIterator keeps the element type its
 body Parameter declares (measured on a sliced input: f16, i32, u8 and f64 run so; dynamic, or none, is then
 refused by the CPU plugin). It validates the body once with the declared shapes first, so a declared
 shape that no body op takes is still refused. Measured with read_model and compile_model on OpenVINO 2026.4.1
 (AMD EPYC family 25 model 17): Loop invariant inputs, TensorIterator sliced inputs (stride, start and end do not
-change the body's shape), If branches; a Loop input merged with a back edge whose dims differ becomes dynamic
-there, which irpool does not follow (it leaves such a Parameter as declared).
+change the body's shape), If branches, Loop and TensorIterator merged inputs.
 """
 from __future__ import annotations
 
@@ -30,19 +30,16 @@ def declared_inputs(el) -> tuple[dict, dict]:
 
 
 def parameter_shapes(el, body_tag: str, outer: dict) -> dict:
-    """{body Parameter layer id: (dims, outer port id)} for the port map's inputs whose outer dims are known."""
+    """{body Parameter layer id: (dims, outer port id)} for the port map's inputs whose outer dims are known (a
+    merged input's: its initial value's)."""
     pm = next(el.iterchildren(PORT_MAPS.get(body_tag, "port_map")), None)
     if pm is None:
         return {}
-    merged = set()
-    if el.get("type") == "Loop":                # (a back edge into a Parameter: its dims may become dynamic)
-        for edges in el.iterchildren("back_edges"):
-            merged |= {e.get("to-layer") for e in edges.iterchildren("edge")}
     shapes = {}
     for inp in pm.iterchildren("input"):
         port, internal = inp.get("external_port_id"), inp.get("internal_layer_id")
         dims = outer.get(port)
-        if dims is None or internal is None or internal in merged or internal in shapes:
+        if dims is None or internal is None or internal in shapes:
             continue
         dims = list(dims)
         if inp.get("axis") is not None:
@@ -55,3 +52,19 @@ def parameter_shapes(el, body_tag: str, outer: dict) -> dict:
             dims[axis] = part
         shapes[internal] = (dims, port)
     return shapes
+
+
+def back_edges(el, body) -> dict:
+    """A Loop's merged inputs that its outputs also give: {body Parameter id: (producer id, port) of the body
+    Result its back edge comes from}. read_model makes such a Parameter's dim dynamic where that Result's differs
+    from the initial value's, keeping the initial shape where the ranks differ; where the Result is not one of
+    the Loop's outputs, and in a TensorIterator, it keeps the initial shape (measured: 2x2 pools on [1,1,12,8],
+    the back edge [1,1,11,5]: [1,1,?,?] with the Result an output, [1,1,12,8] without)."""
+    if el.get("type") != "Loop":
+        return {}
+    results = {e.get("to-layer"): (e.get("from-layer"), e.get("from-port"))
+               for edges in body.iterchildren("edges") for e in edges.iterchildren("edge")}
+    outputs = {o.get("internal_layer_id") for pm in el.iterchildren("port_map") for o in pm.iterchildren("output")}
+    return {e.get("to-layer"): results.get(e.get("from-layer"))
+            for edges in el.iterchildren("back_edges") for e in edges.iterchildren("edge")
+            if e.get("from-layer") in outputs}

@@ -25,7 +25,7 @@ from ..report import Finding, Report, pooling_summary  # noqa: F401 (re-exported
 from . import consts, fold
 from .fold import MOST_KEPT, SHAPE_OPS
 from .consts import Const
-from .bodies import declared_inputs, parameter_shapes
+from .bodies import back_edges, declared_inputs, parameter_shapes
 from .dims import DYNAMIC, compatible, lenient_dim, parse_shape, port_dim, shape_text, text
 from .elements import element_type, spellings
 from .family import FAMILY_TYPES, interpret_family, is_family, shape_input_name
@@ -179,9 +179,20 @@ class _Net:
                 outer[w[2]] = None if w[3] is None else list(w[3])
         where = f"{holder} <{body.tag}>"
         path = f"{self.path} > {where}" if self.path else where
-        sub = self._body_net(body, path, self.doc, self.report, {
-            pid: (dims, f"input port {port} of {holder}", element_type(types.get(port))) for pid, (dims, port) in
-            parameter_shapes(el, body.tag, outer).items()})
+        forced = {pid: (dims, f"input port {port} of {holder}", element_type(types.get(port)))
+                  for pid, (dims, port) in parameter_shapes(el, body.tag, outer).items()}
+        merged = {pid: src for pid, src in back_edges(el, body).items() if pid in forced and src}
+        if merged:                              # a Loop's back edges: what the body gives them, on the initial shapes
+            doc = copy.copy(self.doc)
+            doc.problems = []
+            probe = self._body_net(body, path, doc, Report(self.file), forced)     # (its waits are the body's)
+            for pid, src in merged.items():
+                dims, source, et = forced[pid]
+                got = probe.produced(*src)
+                if got not in ((), None) and len(got) == len(dims) and got != dims:
+                    forced[pid] = ([d if d == g else DYNAMIC for d, g in zip(dims, got)],
+                                   f"{source} (dynamic where the back edge from layer {src[0]} gives other dims)", et)
+        sub = self._body_net(body, path, self.doc, self.report, forced)
         if not sub.declared_differs:
             return
         doc = copy.copy(self.doc)
@@ -381,11 +392,11 @@ class _Net:
                              f" declares {text(d)}", port.dim_lines[i], layer)
 
     def _forced_shape(self, layer: Layer, declared):
-        """A body Parameter's shape as OpenVINO gives it (the outer input's); a declared shape that differs is
-        a finding, and the body is then checked on it too (body())."""
+        """A body Parameter's shape as OpenVINO gives it (the outer input's). A declared shape other than that is
+        checked too (body(): read_model validates the body on it first); one that does not fit it is a finding."""
         dims, source, _ = self.forced[layer.id]
+        self.declared_differs |= declared != dims
         if declared is None or len(declared) != len(dims) or not all(map(compatible, declared, dims)):
-            self.declared_differs = True
             self.finding("shape-mismatch", f'Parameter shape="{layer.data["shape"]}": OpenVINO gives this body'
                          f" Parameter {shape_text(dims)}, what {source} receives (it checks the body on the declared"
                          " shape first, then takes the input's)", layer.data_line, layer)
