@@ -410,19 +410,19 @@ class _Run:
     def _zero_signs(self, a, b, out):
         """Windows of planes a..b whose maximum is zero take the sign of their first zero tap (row-major),
         the element the plugin's strictly-greater scan keeps. Where every maximum of the chunk is zero (inputs
-        of zeros), every window's first tap inside the input is copied in whole, unmasked, and that closes the
-        windows it gives a zero. Otherwise only where the chunk's input holds both -0.0 and +0.0 (else each zero
-        is already the one sign there is): their bits are the lowest integer and the lowest unsigned integer of
-        their width, one min each over the chunk. Then few open windows are looked up tap by tap at their
-        positions; many are scanned with whole-array steps, taps in row-major order, each copying its tap into
-        the windows still open and closing those it gave a zero: first every window's first tap inside the
-        input, then every tap. A window over a whole axis takes its first zero by argmax."""
+        of zeros), each window's first tap inside the input is copied whole, unmasked, which settles the windows
+        it gives a zero. Otherwise only where the chunk holds both -0.0 and +0.0 (else each zero already has the
+        one sign there is): their bits are the lowest integer and the lowest unsigned integer of their width, a min
+        each. The windows left open are then looked up at their positions where they are few (GATHER_BELOW), get
+        a masked copy of their first tap where they are not many (CODES_ABOVE), and go through _first_zero_codes,
+        every tap at once, for what is left. A window over a whole axis takes its first zero by argmax."""
         flat = out.reshape(-1)
         todo = flat == 0            # (the windows still open; count_nonzero of floats is 4x slower, numpy 2.4)
         if not todo.any():
             return
         xs, plans = self.x[a:b], self.g.plans
-        if self.g.window is None and todo.all():
+        copied = self.g.window is None and todo.all()      # (then open windows hold a tap's value, not a zero)
+        if copied:
             for v, o in _box_views(xs, _first_tap_boxes(plans), out):
                 self._copy_taps(o, v)
             np.not_equal(flat, 0, out=todo)     # (first taps below zero, or NaN: still open)
@@ -453,9 +453,9 @@ class _Run:
             if boxes is _tap_boxes:                     # every tap at once, on codes (an axis of over 40 taps:
                 codes = _first_zero_codes(xs, plans)    # one tap at a time)
                 if codes is not None:
-                    _set_zero_signs(flat, todo.reshape(-1), codes.reshape(-1) == 2, reset=True)
+                    _set_zero_signs(flat, todo.reshape(-1), codes.reshape(-1) == 2, reset=copied)
                     return
-            left = _scan_zero_taps(xs, out, todo, boxes(plans))
+            left, copied = _scan_zero_taps(xs, out, todo, boxes(plans)), True
             if not left:
                 return
 
