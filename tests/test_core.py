@@ -469,25 +469,31 @@ def test_max_of_tied_zeros_takes_the_first_zero_tap_as_the_reference(zeros, nans
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("others", [0.0, 0.08])
+@pytest.mark.parametrize("others", [0.0, 0.08, 0.5])
 def test_every_maximum_zero_takes_each_window_first_zero_chunk_by_chunk(threads, others):
     """Inputs of -0.0 and +0.0 (with some negatives and NaN where `others`), where every window's maximum of a
     chunk is zero: each window's first tap is copied whole (strided, in long contiguous rows, in short ones), the
-    windows whose first tap is not a zero go on tap by tap. Chunks of a few planes, on one thread and on two,
-    against the slow reference bit for bit; the whole copy must have run."""
+    windows whose first tap is not a zero go on at their positions or, many (`others` 0.5), through the codes.
+    Chunks of a few planes, on one thread and on two, against the slow reference bit for bit; the whole copy must
+    have run."""
     rng = np.random.default_rng(int(others * 100) + threads)
-    copies = []
-    real = POOL_MODULE._Run._copy_taps
+    copies, coded = [], []
+    real, real_codes = POOL_MODULE._Run._copy_taps, POOL_MODULE._first_zero_codes
 
     def counted(self, dst, src):
         copies.append(src.strides[-1] // src.itemsize)
         real(self, dst, src)
+
+    def codes(xs, plans):
+        coded.append(xs.shape)
+        return real_codes(xs, plans)
     cases = [((2, 3, 9, 80), dict(kernel=(2, 3), strides=(1, 1), pads_begin=(1, 1), pads_end=(0, 1))),   # long rows
              ((2, 3, 12, 12), dict(kernel=(3, 3), strides=(2, 2), pads_begin=(1, 1), pads_end=(1, 1))),  # strided
              ((2, 3, 10, 10), dict(kernel=(2, 2), strides=(1, 1), dilations=(2, 2))),                     # short rows
              ((3, 2, 90), dict(kernel=(4,), strides=(1,), pads_begin=(2,), pads_end=(1,))),
              ((1, 4, 6, 8, 8), dict(kernel=(2, 2, 2), strides=(2, 2, 2)))]
     with mock.patch.object(POOL_MODULE._Run, "_copy_taps", counted), \
+            mock.patch.object(POOL_MODULE, "_first_zero_codes", codes), \
             mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 2048), \
             mock.patch.object(POOL_MODULE, "THREAD_CHUNK_BYTES", 2048), mock.patch.object(POOL_MODULE, "PARALLEL_BYTES", 0):
         for shape, attrs in cases:
@@ -499,7 +505,10 @@ def test_every_maximum_zero_takes_each_window_first_zero_chunk_by_chunk(threads,
                 x[pick > 1 - others / 4] = np.nan
                 want, _ = ref_pool(x, spec)
                 assert_same_bits(pool(x, spec, threads=threads), want.astype(np.float32))
-    assert {1, 2} <= set(copies), copies        # (contiguous rows and strided ones were copied whole)
+    if others < 0.5:                            # (contiguous rows and strided ones were copied whole)
+        assert {1, 2} <= set(copies), copies
+    else:                                       # (half the values negative: most windows go through the codes)
+        assert coded
 
 
 @pytest.mark.parametrize("kernel", [4, 7, 12, 25, 45])
