@@ -478,11 +478,11 @@ def test_every_maximum_zero_takes_each_window_first_zero_chunk_by_chunk(threads,
     have run."""
     rng = np.random.default_rng(int(others * 100) + threads)
     copies, coded = [], []
-    real, real_codes = POOL_MODULE._Run._copy_taps, POOL_MODULE._first_zero_codes
+    real, real_codes = POOL_MODULE._copy_taps, POOL_MODULE._first_zero_codes
 
-    def counted(self, dst, src):
+    def counted(dst, src):
         copies.append(src.strides[-1] // src.itemsize)
-        real(self, dst, src)
+        real(dst, src)
 
     def codes(xs, plans):
         coded.append(xs.shape)
@@ -492,7 +492,7 @@ def test_every_maximum_zero_takes_each_window_first_zero_chunk_by_chunk(threads,
              ((2, 3, 10, 10), dict(kernel=(2, 2), strides=(1, 1), dilations=(2, 2))),                     # short rows
              ((3, 2, 90), dict(kernel=(4,), strides=(1,), pads_begin=(2,), pads_end=(1,))),
              ((1, 4, 6, 8, 8), dict(kernel=(2, 2, 2), strides=(2, 2, 2)))]
-    with mock.patch.object(POOL_MODULE._Run, "_copy_taps", counted), \
+    with mock.patch.object(POOL_MODULE, "_copy_taps", counted), \
             mock.patch.object(POOL_MODULE, "_first_zero_codes", codes), \
             mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 2048), \
             mock.patch.object(POOL_MODULE, "THREAD_CHUNK_BYTES", 2048), mock.patch.object(POOL_MODULE, "PARALLEL_BYTES", 0):

@@ -103,7 +103,7 @@ class Direct:
             reduce_axis(self.op, cur, dst, size, taps, shape, edge, self.identity)
             cur = dst
         if not self.in_place:
-            _pick(cur, out, self.steps)
+            pick(cur, out, self.steps)
 
 
 def reduce_axis(op, src: np.ndarray, dst: np.ndarray, size: int, offsets, shape, edge, identity) -> None:
@@ -118,7 +118,7 @@ def reduce_axis(op, src: np.ndarray, dst: np.ndarray, size: int, offsets, shape,
         fold(op, [src[:, j] for j in landing], dst[:, c], identity)
 
 
-def _pick(root: np.ndarray, dst: np.ndarray, strides) -> None:
+def pick(root: np.ndarray, dst: np.ndarray, strides) -> None:
     """dst = the window starts in root (a flat array), `strides` bytes apart along each axis of dst: read as wide
     words and cast down when the last axis steps a word (layout.word_copy), else copied."""
     how = word_copy(dst, dst.shape, strides, dst.itemsize)

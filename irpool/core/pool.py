@@ -40,7 +40,8 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..errors import IRError
 from .direct import (Direct, buffers as direct_buffers, edges as direct_edges, in_place as direct_in_place,
-                     offsets as direct_offsets, reduce_axis as direct_reduce_axis, takes as direct_takes)
+                     offsets as direct_offsets, pick as direct_pick, reduce_axis as direct_reduce_axis,
+                     takes as direct_takes)
 from .layout import OPAQUE_ROW_BYTES, Layout, axis_layout, copy_rows, fold, inside_range, word_copy
 from .shape import AxisPlan, plan
 from .spec import PoolSpec
@@ -417,16 +418,16 @@ class _Run:
         a masked copy of their first tap where they are not many (CODES_ABOVE), and go through _first_zero_codes,
         every tap at once, for what is left. A window over a whole axis takes its first zero by argmax."""
         flat = out.reshape(-1)
-        todo = flat == 0            # (the windows still open; count_nonzero of floats is 4x slower, numpy 2.4)
-        if not todo.any():
+        is_open = flat == 0         # (the windows still open; count_nonzero of floats is 4x slower, numpy 2.4)
+        if not is_open.any():
             return
         xs, plans = self.x[a:b], self.g.plans
-        copied = self.g.window is None and todo.all()      # (then open windows hold a tap's value, not a zero)
+        copied = self.g.window is None and is_open.all()   # (then open windows hold a tap's value, not a zero)
         if copied:
             for v, o in _box_views(xs, _first_tap_boxes(plans), out):
-                self._copy_taps(o, v)
-            np.not_equal(flat, 0, out=todo)     # (first taps below zero, or NaN: still open)
-            if not todo.any():
+                _copy_taps(o, v)
+            np.not_equal(flat, 0, out=is_open)  # (first taps below zero, or NaN: still open)
+            if not is_open.any():
                 return
             steps = (_tap_boxes,)
         else:
@@ -434,43 +435,29 @@ class _Run:
             if bits.min() != np.iinfo(bits.dtype).min or bits.view(f"u{xs.dtype.itemsize}").min() != 0:
                 return
             steps = (_first_tap_boxes, _tap_boxes)
-        left, todo = np.count_nonzero(todo), todo.reshape(out.shape)
-        if left * CODES_ABOVE > flat.size:
-            steps = (_tap_boxes,)                       # (most windows open: every tap at once, on codes)
         if self.g.window is not None:                   # one window an axis: the first zero of each plane
             view = np.asarray(self.x[(slice(a, b),) + self.g.window + (slice(None),)])
             rows = np.moveaxis(view, -1, 1).reshape(view.shape[0], view.shape[-1], -1)
             first = np.argmax(rows == 0, axis=2)[..., None]
             negative = np.signbit(np.take_along_axis(rows, first, axis=2))[..., 0]
             negative = negative.reshape(out.shape[0], *([1] * (out.ndim - 2)), out.shape[-1])
-            negative = np.broadcast_to(negative, out.shape).reshape(-1)
-            _set_zero_signs(flat, todo.reshape(-1), negative)
+            _set_zero_signs(flat, is_open, np.broadcast_to(negative, out.shape).reshape(-1))
             return
+        left, todo = np.count_nonzero(is_open), is_open.reshape(out.shape)
+        if left * CODES_ABOVE > flat.size:
+            steps = (_tap_boxes,)                       # (most windows open: every tap at once, on codes)
         for boxes in steps:
             if left * GATHER_BELOW < flat.size:
-                self._gather_zero_signs(xs, out, flat, todo.reshape(-1))
+                self._gather_zero_signs(xs, out, flat, is_open)
                 return
             if boxes is _tap_boxes:                     # every tap at once, on codes (an axis of over 40 taps:
                 codes = _first_zero_codes(xs, plans)    # one tap at a time)
                 if codes is not None:
-                    _set_zero_signs(flat, todo.reshape(-1), codes.reshape(-1) == 2, reset=copied)
+                    _set_zero_signs(flat, is_open, codes.reshape(-1) == 2, reset=copied)
                     return
             left, copied = _scan_zero_taps(xs, out, todo, boxes(plans)), True
             if not left:
                 return
-
-    def _copy_taps(self, dst, src):
-        """dst = src, src a view of the input, bit for bit: numpy's strided copy, but where rows are long and
-        contiguous an integer ufunc's (copyto's memcpy of rows out of step with the source's alignment was 10x
-        slower, and float32 positive 2.6x: 1 MB of rows shifted by 8 bytes, in cache, 301 and 81 us against 31 us
-        for bitwise_or with 0, AMD EPYC family 25 model 17), and copy_rows where they are short."""
-        if src.strides[-1:] != (src.itemsize,):
-            np.copyto(dst, src)
-        elif src.shape[-1] * src.itemsize > OPAQUE_ROW_BYTES:
-            bits = f"u{src.itemsize}"
-            np.bitwise_or(src.view(bits), 0, out=dst.view(bits))
-        else:
-            copy_rows(dst, src)
 
     def _gather_zero_signs(self, xs, out, flat, is_zero):
         """The first zero tap's sign of the few windows whose maximum is zero, tap by tap at their positions
@@ -551,9 +538,10 @@ def _first_zero_codes(xs, plans):
     first of its rows (along axis 0) that holds one, first in that row; so each axis is reduced in turn, last
     first, each window of it keeping the code of its first tap whose code is not 0. That is a max over the taps
     when tap t weighs 3**(k-1-t): a code at an earlier tap outweighs any later one, and the winner's code reads
-    back from the product's parity (1 * 3**j is odd, 2 * 3**j even). An axis is reduced at every start position,
-    each tap one call over contiguous rows (strided calls on bytes run at scalar speed), and then picked at its
-    stride. The cost does not depend on the values: neither on how many windows are open nor on their taps."""
+    back from the product's parity (1 * 3**j is odd, 2 * 3**j even). Each tap is one call: the innermost axis, if
+    strided, at every start position (contiguous rows: strided calls on bytes run at scalar speed) and then picked
+    at its stride; another axis at its windows, its rows contiguous. The cost does not depend on the values:
+    neither on how many windows are open nor on their taps."""
     if any(p.kernel > _CODE_TYPES[-1][0] for p in plans):
         return None
     zero = xs == 0
@@ -585,17 +573,13 @@ def _first_zero_codes(xs, plans):
 
 
 def _pick_axis(room, best, axis, stride):
-    """best[..., ::stride, ...] along `axis`, contiguous: where that axis is the innermost, read as words `stride`
-    elements wide and cast down (layout.word_copy; a strided call on bytes runs at scalar speed), `room` being the
-    buffer best starts, with a word of slack."""
+    """best[..., ::stride, ...] along `axis`, contiguous, by direct.py's pick (the innermost axis read as words
+    `stride` elements wide and cast down: a strided call on bytes runs at scalar speed); `room` is the buffer best
+    starts, with a word of slack. A trailing axis of one is left out, so that `axis` is the innermost."""
     view = best[(slice(None),) * axis + (slice(None, None, stride),)]
     picked = np.empty(view.shape, dtype=best.dtype)
-    how = word_copy(picked, view.shape, view.strides, view.itemsize) if math.prod(best.shape[axis + 1:]) == 1 else None
-    if how is None:
-        np.copyto(picked, view)
-    else:
-        narrow, wide = how
-        np.copyto(narrow, np.ndarray(view.shape, dtype=wide, buffer=room, strides=view.strides), casting="unsafe")
+    keep = axis + 1 if math.prod(view.shape[axis + 1:]) == 1 else view.ndim
+    direct_pick(room, picked.reshape(view.shape[:keep]), view.strides[:keep])
     return picked
 
 
@@ -613,6 +597,20 @@ def _set_zero_signs(flat, is_zero, negative, reset=False) -> None:
     flipped = flip.astype(bits.dtype)
     flipped <<= 8 * flat.itemsize - 1
     bits ^= flipped
+
+
+def _copy_taps(dst, src):
+    """dst = src, src a view of the input, bit for bit: numpy's strided copy, but where rows are long and
+    contiguous an integer ufunc's (copyto's memcpy of rows out of step with the source's alignment was 10x
+    slower, and float32 positive 2.6x: 1 MB of rows shifted by 8 bytes, in cache, 301 and 81 us against 31 us
+    for bitwise_or with 0, AMD EPYC family 25 model 17), and copy_rows where they are short."""
+    if src.strides[-1:] != (src.itemsize,):
+        np.copyto(dst, src)
+    elif src.shape[-1] * src.itemsize > OPAQUE_ROW_BYTES:
+        bits = f"u{src.itemsize}"
+        np.bitwise_or(src.view(bits), 0, out=dst.view(bits))
+    else:
+        copy_rows(dst, src)
 
 
 def _box_views(xs, boxes, *outs):

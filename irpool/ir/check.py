@@ -183,31 +183,32 @@ class _Net:
                   for pid, (dims, port) in parameter_shapes(el, body.tag, outer).items()}
         merged = {pid: src for pid, src in back_edges(el, body).items() if pid in forced and src}
         if merged:                              # a Loop's back edges: what the body gives them, on the initial shapes
-            doc = copy.copy(self.doc)
-            doc.problems = []
-            probe = self._body_net(body, path, doc, Report(self.file), forced)     # (its waits are the body's)
+            probe = self._body_net(body, path, forced, scratch=True)     # (its waits are the body's)
             for pid, src in merged.items():
                 dims, source, et = forced[pid]
                 got = probe.produced(*src)
                 if got not in ((), None) and len(got) == len(dims) and got != dims:
                     forced[pid] = ([d if d == g else DYNAMIC for d, g in zip(dims, got)],
                                    f"{source} (dynamic where the back edge from layer {src[0]} gives other dims)", et)
-        sub = self._body_net(body, path, self.doc, self.report, forced)
+        sub = self._body_net(body, path, forced)
         if not sub.declared_differs:
             return
-        doc = copy.copy(self.doc)
-        doc.problems = []                       # (said once, by the net above)
-        scratch = Report(self.file)
-        self._body_net(body, f"{path} (as declared)", doc, scratch, {})
+        declared = self._body_net(body, f"{path} (as declared)", {}, scratch=True)
         said = {(f.code, f.line) for f in self.report.findings}
-        for f in scratch.findings:              # (what the ops' shape inference refuses: the plugin compiles the
+        for f in declared.report.findings:      # (what the ops' shape inference refuses: the plugin compiles the
             #                                     body with the inputs' shapes and types)
             if f.code in ("bad-shape", "bad-rank") and f.layer_type != "Parameter" and (f.code, f.line) not in said:
                 self.report.findings.append(replace(f, path=path, message=f"{f.message} (read_model checks the body"
                                                     " on the shapes its Parameters declare before it gives them the"
                                                     " inputs' shapes)"))
 
-    def _body_net(self, body, path, doc, report, forced) -> _Net:
+    def _body_net(self, body, path, forced, scratch=False) -> _Net:
+        """A body checked as a net of its own, its Parameters given `forced`; `scratch`: into a report and a list
+        of problems of its own, for what check only reads from it (nothing it finds is said twice)."""
+        doc, report = self.doc, self.report
+        if scratch:
+            doc, report = copy.copy(doc), Report(self.file)
+            doc.problems = []
         sub = _Net(doc, report, path, self.all_wait)
         sub.bin, sub.forced = self.bin, forced
         for holder in body.iterchildren("layers", "edges"):
