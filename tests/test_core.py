@@ -480,9 +480,9 @@ def test_every_maximum_zero_takes_each_window_first_zero_chunk_by_chunk(threads,
     copies, coded = [], []
     real, real_codes = POOL_MODULE._copy_taps, POOL_MODULE._first_zero_codes
 
-    def counted(dst, src):
+    def counted(dst, src, root):
         copies.append(src.strides[-1] // src.itemsize)
-        real(dst, src)
+        real(dst, src, root)
 
     def codes(xs, plans):
         coded.append(xs.shape)
@@ -509,6 +509,49 @@ def test_every_maximum_zero_takes_each_window_first_zero_chunk_by_chunk(threads,
         assert {1, 2} <= set(copies), copies
     else:                                       # (half the values negative: most windows go through the codes)
         assert coded
+
+
+@pytest.mark.parametrize("positives", [0.3, 0.6, 0.9])
+def test_zero_maxima_among_positives_take_the_first_zero_tap(positives):
+    """ReLU-like inputs with zeros of both signs and a few negatives, so that a few or some of the windows have
+    a zero maximum: those are looked up at their positions (all their taps at once), or their first taps go first
+    and the rest are looked up or coded. Random specs with pads, dilations and channels-last, chunks of a few
+    planes, against the slow reference bit for bit; both ways must have run over the parametrization's inputs."""
+    rng = np.random.default_rng(int(positives * 10))
+    ran = {"first": 0, "gather": 0}
+    real_first, real_gather = POOL_MODULE._Run._first_tap_signs, POOL_MODULE._Run._gather_zero_signs
+
+    def first(self, *args):
+        ran["first"] += 1
+        return real_first(self, *args)
+
+    def gather(self, *args):
+        ran["gather"] += 1
+        return real_gather(self, *args)
+    with mock.patch.object(POOL_MODULE._Run, "_first_tap_signs", first), \
+            mock.patch.object(POOL_MODULE._Run, "_gather_zero_signs", gather), \
+            mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 4096):
+        for _ in range(40):
+            nd = int(rng.integers(1, 4))
+            spec = PoolSpec(kernel=tuple(int(v) for v in rng.integers(1, 4, nd)),
+                            strides=tuple(int(v) for v in rng.integers(1, 3, nd)),
+                            dilations=tuple(int(v) for v in rng.integers(1, 3, nd)),
+                            pads_begin=tuple(int(v) for v in rng.integers(0, 2, nd)),
+                            pads_end=tuple(int(v) for v in rng.integers(0, 2, nd)), reduction="max",
+                            layout=str(rng.choice(["channels_first", "channels_last"])))
+            shape = [int(rng.integers(1, 3)), int(rng.integers(1, 9))] + [int(v) for v in rng.integers(5, 12, nd)]
+            if spec.layout == "channels_last":
+                shape = [shape[0]] + shape[2:] + [shape[1]]
+            pick = rng.random(shape)
+            zeros = np.where(rng.random(shape) < 0.5, np.float32(-0.0), np.float32(0.0))
+            x = np.where(pick < positives, rng.random(shape).astype(np.float32) + 1,
+                         np.where(pick > 0.97, np.float32(-1.5), zeros)).astype(np.float32)
+            want, _ = ref_pool(x, spec)
+            if want is None:
+                continue
+            assert_same_bits(pool(x, spec, threads=1), want.astype(np.float32))
+    if positives == 0.6:
+        assert ran["first"] and ran["gather"], ran
 
 
 @pytest.mark.parametrize("kernel", [4, 7, 12, 25, 45])

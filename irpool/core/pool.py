@@ -42,7 +42,7 @@ from ..errors import IRError
 from .direct import (Direct, buffers as direct_buffers, edges as direct_edges, in_place as direct_in_place,
                      offsets as direct_offsets, pick as direct_pick, reduce_axis as direct_reduce_axis,
                      takes as direct_takes)
-from .layout import OPAQUE_ROW_BYTES, Layout, axis_layout, copy_rows, fold, inside_range, word_copy
+from .layout import OPAQUE_MIN_ELEMENTS, OPAQUE_ROW_BYTES, Layout, axis_layout, copy_rows, fold, inside_range, word_copy
 from .shape import AxisPlan, plan
 from .spec import PoolSpec
 
@@ -66,14 +66,15 @@ WORD_COPY_BYTES = 32 << 10      # word-wide copies pay off on chunks this large;
 DIRECT_BYTES = 256 << 10
 # The last axis reduced first where its windows overlap (see _Geometry); tests turn it off to compare
 PRE_REDUCE = True
-# The sign of a zero maximum: windows looked up at their positions when fewer than 1/GATHER_BELOW of them are
-# open, else whole-array steps (measured, AMD EPYC family 25 model 17, one thread: 2x2 s2 on 8x128x56x56 ReLU-like
-# input with -0.0, 6% zero maxima: 5.9 ms at 1/16, 3.9 ms at 1/64)
+# The sign of a zero maximum: windows looked up at their positions (every tap of each at once) when fewer than
+# 1/GATHER_BELOW of them are open, else whole-array steps (measured, AMD EPYC family 25 model 17, one thread, 2x2 s2
+# on 8x128x56x56, positives and zeros of both signs, 6% zero maxima: 4.5 ms at 1/16, 3.5 at 1/32, 3.35 at 1/64 and
+# 1/128; the plain run 1.5 ms)
 GATHER_BELOW = 64
 # ... and straight to every tap at once on codes (_first_zero_codes) when more than 1/CODES_ABOVE are open, else a
-# masked copy of each window's first tap first (measured as GATHER_BELOW, on positives, negatives and zeros of both
-# signs: 2x2 s2 2.2x the plain run where 6% of the windows are open and the first step closes them, against 3.9x
-# through the codes; 3.8x where 94% are open and half stay so, against 5.1x with the first step)
+# copy of each window's first tap first (same machine and input: 3.4 ms with the first step, 4.6 ms through the
+# codes; the 1-D k5 of pool_speed.py 37.6 and 46.5 ms; negatives and zeros of both signs, 94% open: 4.5 ms either
+# way)
 CODES_ABOVE = 4
 _EXECUTORS: dict[int, ThreadPoolExecutor] = {}
 _WORKSPACES: OrderedDict = OrderedDict()
@@ -412,29 +413,30 @@ class _Run:
         """Windows of planes a..b whose maximum is zero take the sign of their first zero tap (row-major),
         the element the plugin's strictly-greater scan keeps. Where every maximum of the chunk is zero (inputs
         of zeros), each window's first tap inside the input is copied whole, unmasked, which settles the windows
-        it gives a zero. Otherwise only where the chunk holds both -0.0 and +0.0 (else each zero already has the
-        one sign there is): their bits are the lowest integer and the lowest unsigned integer of their width, a min
-        each. The windows left open are then looked up at their positions where they are few (GATHER_BELOW), get
-        a masked copy of their first tap where they are not many (CODES_ABOVE), and go through _first_zero_codes,
-        every tap at once, for what is left. A window over a whole axis takes its first zero by argmax."""
+        it gives a zero. Where few are zero (GATHER_BELOW), they are looked up at their positions. Otherwise only
+        where the chunk holds both -0.0 and +0.0 (else each zero already has the one sign there is): their bits are
+        the lowest integer and the lowest unsigned integer of their width, a min each. Where not many are open
+        (CODES_ABOVE), their first taps go first (_first_tap_signs); what is left is looked up at its positions
+        when few, else goes through _first_zero_codes, every tap at once. A window over a whole axis takes its
+        first zero by argmax."""
         flat = out.reshape(-1)
         is_open = flat == 0         # (the windows still open; count_nonzero of floats is 4x slower, numpy 2.4)
         if not is_open.any():
             return
-        xs, plans = self.x[a:b], self.g.plans
+        xs, plans, size = self.x[a:b], self.g.plans, flat.size
         copied = self.g.window is None and is_open.all()   # (then open windows hold a tap's value, not a zero)
         if copied:
             for v, o in _box_views(xs, _first_tap_boxes(plans), out):
-                _copy_taps(o, v)
-            np.not_equal(flat, 0, out=is_open)  # (first taps below zero, or NaN: still open)
-            if not is_open.any():
+                _copy_taps(o, v, self.root)
+            if flat.min() == 0:                 # (no first tap below zero or NaN: none still open)
                 return
-            steps = (_tap_boxes,)
-        else:
-            bits = xs.reshape(-1).view(f"i{xs.dtype.itemsize}")
-            if bits.min() != np.iinfo(bits.dtype).min or bits.view(f"u{xs.dtype.itemsize}").min() != 0:
-                return
-            steps = (_first_tap_boxes, _tap_boxes)
+            np.not_equal(flat, 0, out=is_open)
+        left = np.count_nonzero(is_open)
+        if self.g.window is None and left * GATHER_BELOW < size:    # (cheaper than the sign check's two mins)
+            self._gather_zero_signs(xs, out, flat, is_open)
+            return
+        if not copied and not _both_zero_signs(xs):
+            return
         if self.g.window is not None:                   # one window an axis: the first zero of each plane
             view = np.asarray(self.x[(slice(a, b),) + self.g.window + (slice(None),)])
             rows = np.moveaxis(view, -1, 1).reshape(view.shape[0], view.shape[-1], -1)
@@ -443,40 +445,54 @@ class _Run:
             negative = negative.reshape(out.shape[0], *([1] * (out.ndim - 2)), out.shape[-1])
             _set_zero_signs(flat, is_open, np.broadcast_to(negative, out.shape).reshape(-1))
             return
-        left, todo = np.count_nonzero(is_open), is_open.reshape(out.shape)
-        if left * CODES_ABOVE > flat.size:
-            steps = (_tap_boxes,)                       # (most windows open: every tap at once, on codes)
-        for boxes in steps:
-            if left * GATHER_BELOW < flat.size:
-                self._gather_zero_signs(xs, out, flat, is_open)
-                return
-            if boxes is _tap_boxes:                     # every tap at once, on codes (an axis of over 40 taps:
-                codes = _first_zero_codes(xs, plans)    # one tap at a time)
-                if codes is not None:
-                    _set_zero_signs(flat, is_open, codes.reshape(-1) == 2, reset=copied)
-                    return
-            left, copied = _scan_zero_taps(xs, out, todo, boxes(plans)), True
+        if not copied and CODES_ABOVE * left <= size:
+            left, copied = self._first_tap_signs(xs, out, is_open), True    # (not many open: first taps first)
             if not left:
                 return
+            if left * GATHER_BELOW < size:
+                self._gather_zero_signs(xs, out, flat, is_open)
+                return
+        codes = _first_zero_codes(xs, plans)            # every tap at once, on codes
+        if codes is not None:
+            _set_zero_signs(flat, is_open, codes.reshape(-1) == 2, reset=copied)
+            return
+        _scan_zero_taps(xs, out, is_open.reshape(out.shape), _tap_boxes(plans))   # (an axis of over 40 taps)
 
-    def _gather_zero_signs(self, xs, out, flat, is_zero):
-        """The first zero tap's sign of the few windows whose maximum is zero, tap by tap at their positions
-        only (cheaper than whole-array steps when they are few)."""
-        zero = np.flatnonzero(is_zero)     # (after the checks: finding them costs 16 ns each)
+    def _first_tap_signs(self, xs, out, is_open) -> int:
+        """The open windows take their first tap inside the input, copied whole into a scratch array first (a
+        masked copy of strided taps was 3x slower): those it gives a zero close. Returns how many stay open (the
+        first tap below zero, or NaN: they now hold it)."""
+        first = np.empty_like(out)
+        for v, o in _box_views(xs, _first_tap_boxes(self.g.plans), first):
+            _copy_taps(o, v, self.root)
+        np.copyto(out, first, where=is_open.reshape(out.shape))
+        is_open &= first.reshape(-1) != 0
+        return np.count_nonzero(is_open)
+
+    def _gather_zero_signs(self, xs, out, flat, is_open):
+        """The first zero tap's sign of the few windows whose maximum is zero, read at their positions only: each
+        window's taps in row-major order as a row of flat input indices (a tap in the padding marked), taken at
+        once, the first zero of each row found by argmax (cheaper than whole-array steps when they are few, and
+        than a numpy call per tap: 20 calls in all)."""
+        zero = np.flatnonzero(is_open)     # (after the checks: finding them costs 16 ns each)
         pos = np.unravel_index(zero, out.shape)
-        plans = self.g.plans
-        negative, todo = np.zeros(zero.size, dtype=bool), np.arange(zero.size)
-        for taps in itertools.product(*(range(p.kernel) for p in plans)):
-            at = [pos[1 + i][todo] * p.stride - p.pad_begin + t * p.dilation
-                  for i, (p, t) in enumerate(zip(plans, taps))]
-            inside = np.logical_and.reduce([(c >= 0) & (c < p.length) for c, p in zip(at, plans)])
-            v = xs[(pos[0][todo][inside],) + tuple(c[inside] for c in at) + (pos[-1][todo][inside],)]
+        src, steps = xs.reshape(-1), [s // xs.itemsize for s in xs.strides]
+        tables = _tap_coordinates(self.g.plans)
+        batch = max(1, (1 << 20) // tables[0].shape[1])   # (a row per window: at most a million taps at a time)
+        for lo in range(0, zero.size, batch):
+            at = slice(lo, lo + batch)
+            index = (pos[0][at] * steps[0] + pos[-1][at] * steps[-1])[:, None]
+            inside = None
+            for i, table in enumerate(tables):
+                c = table[pos[1 + i][at]]                 # (windows, taps): the input coordinate, -1 outside
+                index = index + c * steps[1 + i]
+                inside = c >= 0 if inside is None else inside & (c >= 0)
+            v = src.take(index, mode="clip")              # (a tap outside reads some element: never used)
             hit = v == 0
-            negative[todo[inside][hit]] = np.signbit(v[hit])
-            todo = np.delete(todo, np.flatnonzero(inside)[hit])
-            if not todo.size:
-                break
-        flat[zero] = np.where(negative, -0.0, 0.0)
+            hit &= inside
+            first = hit.argmax(axis=1)[:, None]
+            negative = np.signbit(np.take_along_axis(v, first, axis=1))[:, 0]
+            flat[zero[at]] = np.where(negative, -0.0, 0.0)
 
     def _write_indices(self, ws, a, b):
         """Flat NC-first input index: (n*C + c)*plane + window start + winning tap's offset.
@@ -524,8 +540,20 @@ def _tap_boxes(plans) -> tuple:
             lo, hi = inside_range(p, offset, p.out)
             box.append((lo, hi, lo * p.stride + offset, p.stride))
         if all(lo < hi for lo, hi, _, _ in box):
-            boxes.append(box)
+            boxes.append(tuple(box))
     return tuple(boxes)
+
+
+@functools.lru_cache(maxsize=64)
+def _tap_coordinates(plans) -> tuple:
+    """Per axis, an (output positions, taps) table: for every tap of the window in row-major order (over all
+    axes), its input coordinate along this axis, or -1 where it falls in the padding."""
+    tables = []
+    for i, p in enumerate(plans):
+        t = np.indices([q.kernel for q in plans]).reshape(len(plans), -1)[i]    # each tap's index on this axis
+        c = np.arange(p.out)[:, None] * p.stride - p.pad_begin + t[None, :] * p.dilation
+        tables.append(np.where((c >= 0) & (c < p.length), c, -1))
+    return tuple(tables)
 
 
 # Per axis, the narrowest integer for taps weighted 3**(k-1-t) (codes 1 and 2: the largest product is 2 * 3**(k-1))
@@ -538,49 +566,67 @@ def _first_zero_codes(xs, plans):
     first of its rows (along axis 0) that holds one, first in that row; so each axis is reduced in turn, last
     first, each window of it keeping the code of its first tap whose code is not 0. That is a max over the taps
     when tap t weighs 3**(k-1-t): a code at an earlier tap outweighs any later one, and the winner's code reads
-    back from the product's parity (1 * 3**j is odd, 2 * 3**j even). Each tap is one call: the innermost axis, if
-    strided, at every start position (contiguous rows: strided calls on bytes run at scalar speed) and then picked
-    at its stride; another axis at its windows, its rows contiguous. The cost does not depend on the values:
-    neither on how many windows are open nor on their taps."""
+    back from the product's parity (1 * 3**j is odd, 2 * 3**j even). As direct.py reduces: each tap is one
+    contiguous call over the flat array at every position of the axis (calls over rows of a view pay for every
+    row: 26 against 5 us for 250k bytes), the windows reaching the padding redone from their landing taps, then
+    the windows' positions picked. The cost does not depend on the values: neither on how many windows are open
+    nor on their taps."""
     if any(p.kernel > _CODE_TYPES[-1][0] for p in plans):
         return None
     zero = xs == 0
     codes = zero.view(np.uint8) + np.logical_and(zero, np.signbit(xs)).view(np.uint8)
     for i in reversed(range(len(plans))):
-        p, lead = plans[i], (slice(None),) * (1 + i)
+        p, axis = plans[i], 1 + i
         dtype = next(np.dtype(t) for k, t in _CODE_TYPES if p.kernel <= k)
-        # the innermost axis at every start position, then picked; another at its windows (its rows contiguous)
-        inner = math.prod(codes.shape[2 + i:]) == 1 and p.stride > 1
-        step, n = (1, (p.out - 1) * p.stride + 1) if inner else (p.stride, p.out)
-        shape = list(codes.shape)
-        shape[1 + i] = n
-        room = np.zeros(math.prod(shape) + 8, dtype=dtype)     # (a word of slack: the pick reads words)
-        best, weighted = room[:-8].reshape(shape), np.empty(shape, dtype=dtype)
-        for t in range(p.kernel):
-            offset = t * p.dilation - p.pad_begin
-            lo, hi = max(0, -(offset // step)), min(n, (p.length - 1 - offset) // step + 1)
-            if lo >= hi:
-                continue
-            b, w = best[lead + (slice(lo, hi),)], weighted[lead + (slice(lo, hi),)]
-            v = codes[lead + (slice(lo * step + offset, (hi - 1) * step + offset + 1, step),)]
-            np.multiply(v, dtype.type(3 ** (p.kernel - 1 - t)), out=w)
-            np.maximum(b, w, out=b)
-        if inner:
-            best = _pick_axis(room, best, 1 + i, p.stride)
+        span = (p.out - 1) * p.stride + 1               # (positions up to the last window's)
+        if span > p.length:                             # a last window starting in the end padding: codes of 0
+            grown = list(codes.shape)
+            grown[axis] = span
+            room = np.zeros(grown, dtype=codes.dtype)
+            room[(slice(None),) * axis + (slice(0, p.length),)] = codes
+            codes, p = room, replace(p, length=span)
+        codes = codes.astype(dtype, copy=False)
+        outer, inner = math.prod(codes.shape[:axis]), math.prod(codes.shape[axis + 1:])
+        size, src = codes.size, codes.reshape(-1)
+        room = np.zeros(size + 8, dtype=dtype)         # (a word of slack: the pick reads words)
+        taps = direct_offsets(p, inner)
+        lo, hi = max(0, -taps[0]), size - max(0, taps[-1])
+        weighted = np.empty(max(hi - lo, 0), dtype=dtype)
+        for t, o in enumerate(taps):
+            if hi > lo:
+                np.multiply(src[lo + o:hi + o], dtype.type(3 ** (p.kernel - 1 - t)), out=weighted)
+                np.maximum(room[lo:hi], weighted, out=room[lo:hi])
+        rows, best = src.reshape(outer, p.length, inner), room[:size].reshape(outer, p.length, inner)
+        for c, landing in direct_edges(p):              # (windows reaching the padding: their landing taps)
+            best[:, c] = 0
+            for j in landing:
+                t = (j - c + p.pad_begin) // p.dilation
+                np.maximum(best[:, c], rows[:, j] * dtype.type(3 ** (p.kernel - 1 - t)), out=best[:, c])
+        best = best.reshape(codes.shape)
+        best = _pick_axis(room, best, axis, p.stride, p.out) if p.stride > 1 or p.out < p.length else best
         odd = np.bitwise_and(best, 1, dtype=np.uint8, casting="unsafe")
         codes = np.not_equal(best, 0).view(np.uint8) * (2 - odd)      # (np.take of byte indices is slower)
     return codes
 
 
-def _pick_axis(room, best, axis, stride):
-    """best[..., ::stride, ...] along `axis`, contiguous, by direct.py's pick (the innermost axis read as words
-    `stride` elements wide and cast down: a strided call on bytes runs at scalar speed); `room` is the buffer best
-    starts, with a word of slack. A trailing axis of one is left out, so that `axis` is the innermost."""
-    view = best[(slice(None),) * axis + (slice(None, None, stride),)]
+def _pick_axis(room, best, axis, stride, count):
+    """best[..., 0:count * stride:stride, ...] along `axis`, contiguous, by direct.py's pick (the innermost axis
+    read as words `stride` elements wide and cast down: a strided call on bytes runs at scalar speed); `room` is
+    the buffer best starts, with a word of slack. A trailing axis of one is left out, so that `axis` is the
+    innermost."""
+    view = best[(slice(None),) * axis + (slice(0, (count - 1) * stride + 1, stride),)]
     picked = np.empty(view.shape, dtype=best.dtype)
     keep = axis + 1 if math.prod(view.shape[axis + 1:]) == 1 else view.ndim
     direct_pick(room, picked.reshape(view.shape[:keep]), view.strides[:keep])
     return picked
+
+
+def _both_zero_signs(xs) -> bool:
+    """Whether the chunk holds both -0.0 and +0.0: their bits are the lowest integer and the lowest unsigned
+    integer of their width, a min each; on every 61st element first (inputs of both signs show them there)."""
+    bits = xs.reshape(-1).view(f"i{xs.itemsize}")
+    lowest = np.iinfo(bits.dtype).min
+    return any(b.min() == lowest and b.view(f"u{xs.itemsize}").min() == 0 for b in (bits[::61], bits))
 
 
 def _set_zero_signs(flat, is_zero, negative, reset=False) -> None:
@@ -599,13 +645,19 @@ def _set_zero_signs(flat, is_zero, negative, reset=False) -> None:
     bits ^= flipped
 
 
-def _copy_taps(dst, src):
-    """dst = src, src a view of the input, bit for bit: numpy's strided copy, but where rows are long and
-    contiguous an integer ufunc's (copyto's memcpy of rows out of step with the source's alignment was 10x
-    slower, and float32 positive 2.6x: 1 MB of rows shifted by 8 bytes, in cache, 301 and 81 us against 31 us
-    for bitwise_or with 0, AMD EPYC family 25 model 17), and copy_rows where they are short."""
+def _copy_taps(dst, src, root):
+    """dst = src, src a view of the input (whose memory `root` owns), bit for bit: where src steps a word along
+    its last axis, read as words and cast down (direct.py's pick); where rows are long and contiguous an integer
+    ufunc's (copyto's memcpy of rows out of step with the source's alignment was 10x slower, and float32
+    positive 2.6x: 1 MB of rows shifted by 8 bytes, in cache, 301 and 81 us against 31 us for bitwise_or with 0,
+    AMD EPYC family 25 model 17), and copy_rows where they are short."""
     if src.strides[-1:] != (src.itemsize,):
-        np.copyto(dst, src)
+        offset = src.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        if src.size >= OPAQUE_MIN_ELEMENTS and 0 <= offset and root.flags.c_contiguous \
+                and word_copy(dst, src.shape, src.strides, src.itemsize):
+            direct_pick(root.reshape(-1)[offset // src.itemsize:], dst, src.strides)
+        else:
+            np.copyto(dst, src)
     elif src.shape[-1] * src.itemsize > OPAQUE_ROW_BYTES:
         bits = f"u{src.itemsize}"
         np.bitwise_or(src.view(bits), 0, out=dst.view(bits))
@@ -617,10 +669,16 @@ def _box_views(xs, boxes, *outs):
     """Per box: the tap's elements (a strided view of the chunk's input), then the windows it falls in (a view of
     each array in `outs`, shaped as the output). Without a trailing axis of one: numpy's inner loops then run
     along the last spatial axis."""
-    tail = (slice(None),) if xs.shape[-1] > 1 else (0,)
-    for box in boxes:
-        yield (xs[(slice(None),) + tuple(slice(at, at + (hi - lo - 1) * s + 1, s) for lo, hi, at, s in box) + tail],
-               *(o[(slice(None),) + tuple(slice(lo, hi) for lo, hi, _, _ in box) + tail] for o in outs))
+    for taps, windows in _box_indices(boxes, xs.shape[-1] > 1):
+        yield (xs[taps], *(o[windows] for o in outs))
+
+
+@functools.lru_cache(maxsize=128)
+def _box_indices(boxes, tail: bool) -> tuple:
+    """_box_views' indices, made once per geometry (building them cost 3 us a box, per chunk)."""
+    end = (slice(None),) if tail else (0,)
+    return tuple(((slice(None),) + tuple(slice(at, at + (hi - lo - 1) * s + 1, s) for lo, hi, at, s in box) + end,
+                  (slice(None),) + tuple(slice(lo, hi) for lo, hi, _, _ in box) + end) for box in boxes)
 
 
 def _scan_zero_taps(xs, out, todo, boxes) -> int:
