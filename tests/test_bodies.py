@@ -4,10 +4,11 @@ Parameter, its port or the outer layer declare, and a pool after another takes i
 bodies of two pools behind a Loop invariant input, a Loop merged one (its first pool's output the back edge: where
 that changes the dims and the Loop gives it as an output too, read_model makes them dynamic), a TensorIterator sliced
 one and an If, edited the ways hands
-and tools break them (the body Parameter's shape, its port's dims, its element type, the outer layer's input dims, the outer
-Parameter's shape, the pools' declared dims), against read_model and compile_model in a child process: check must
-flag exactly the pool outputs whose declared dims differ from what read_model infers, err where OpenVINO refuses
-the file, and give no other error where it takes it. The bodies hold MaxPool-1 and AvgPool-1 on f32, or on the f16,
+and tools break them (the body Parameter's shape, its port's dims, its element type, the outer layer's input dims and
+precision, the outer Parameter's shape and element type, the pools' declared dims), against read_model and
+compile_model in a child process: check must flag exactly the pool outputs whose declared dims differ from what
+read_model infers, and those whose declared precision differs from the type it infers (naming that type), err where
+OpenVINO refuses the file, and give no other error where it takes it. The bodies hold MaxPool-1 and AvgPool-1 on f32, or on the f16,
 i32, u8 or f64 a TensorIterator's body Parameter may declare (it keeps that type; Loop and If take the input's):
 the CPU plugin compiles every one of them on AMD EPYC family 25 model 17, and irpool's verdict on a type that
 depends on the CPU is a warning (eltypes.py), which the test does not count."""
@@ -21,6 +22,7 @@ import pytest
 from lxml import etree
 
 import irpool
+from irpool.ir.elements import element_type
 
 pytest.importorskip("openvino")
 
@@ -94,6 +96,8 @@ SHAPES = textwrap.dedent("""
         for op in model.get_ordered_ops():
             out[op.get_friendly_name()] = [[str(d) for d in op.get_output_partial_shape(i)]
                                            for i in range(op.get_output_size())]
+            if op.get_type_name() in ("MaxPool", "AvgPool"):
+                out.setdefault("#types", {})[op.get_friendly_name()] = op.get_output_element_type(0).get_type_name()
             if op.get_type_name() in ("Loop", "TensorIterator"):
                 walk(op.get_function(), out)
             elif op.get_type_name() == "If":
@@ -133,8 +137,8 @@ def _dims(port, values):
 
 def edit(data: bytes, rng) -> bytes:
     """One to three of: the body Parameter's shape, its port's dims, its element type, the outer layer's input
-    dims, the outer Parameter's shape (what the outer layer really receives), a pool's declared input or output
-    dims."""
+    dims and precision, the outer Parameter's shape and element type (what the outer layer really receives), a
+    pool's declared input or output dims."""
     root = etree.fromstring(data)
     holder = next(el for el in root.iter("layer") if el.get("type") in ("Loop", "TensorIterator", "If"))
     params = [el for el in holder.iter("layer") if el.get("type") == "Parameter"]
@@ -144,7 +148,7 @@ def edit(data: bytes, rng) -> bytes:
     def spatial(dims):
         return dims[:2] + [int(v) for v in rng.integers(1, 17, len(dims) - 2)]
     for _ in range(int(rng.integers(1, 4))):
-        what = int(rng.integers(0, 6))
+        what = int(rng.integers(0, 8))
         if what == 0:                            # a body Parameter's declared shape
             p = params[int(rng.integers(0, len(params)))]
             data_el = p.find("data")
@@ -167,6 +171,14 @@ def edit(data: bytes, rng) -> bytes:
                 data_el.attrib.pop("element_type", None)
             else:
                 data_el.set("element_type", et)
+        elif what == 6:                          # the outer Parameter's element type (what the layer receives)
+            et = str(rng.choice(["f16", "i32", "u8", "f64", "i64"]))   # (not boolean: the Add after a merged
+            x.find("data").set("element_type", et)                      # Loop refuses it, not a pool)
+            x.find("output/port").set("precision", {"f16": "FP16", "i32": "I32", "u8": "U8", "f64": "FP64",
+                                                    "i64": "I64"}[et])
+        elif what == 7:                          # the outer layer's declared input precision
+            port = next(p for p in holder.find("input").iterchildren("port") if len(p) == 4)
+            port.set("precision", str(rng.choice(["FP16", "I32", "U8", "FP64"])))
         else:                                    # a pool's declared dims
             pool = pools[int(rng.integers(0, len(pools)))]
             port = pool.find(str(rng.choice(["input", "output"])) + "/port")
@@ -197,7 +209,7 @@ def test_pools_in_bodies_take_their_input_as_read_model_does(tmp_path, bases, ed
     run = subprocess.run([sys.executable, "-c", SHAPES, *map(str, paths)], capture_output=True, text=True, check=True)
     inferred = [json.loads(line) for line in run.stdout.splitlines()]
     assert len(inferred) == len(paths)
-    refused = compared = dynamic = 0
+    refused = compared = dynamic = typed_other = 0
     for path, shapes in zip(paths, inferred):
         data = path.read_bytes()
         report = irpool.check(str(path))
@@ -208,10 +220,18 @@ def test_pools_in_bodies_take_their_input_as_read_model_does(tmp_path, bases, ed
         other = [str(f) for f in report.errors() if f.code not in ("shape-mismatch", "edge-mismatch")]
         assert not other, (other, data.decode())
         said, written = {}, {}                # each body pool's output as check says it is: declared, or its fix
+        typed = {}                            # each body pool's output type as check says it is
         for el in etree.fromstring(data).iter("layer"):
             if el.get("type") in ("MaxPool", "AvgPool"):
                 written[el.get("name")] = [d.text for d in el.find("output/port").iterchildren("dim")]
                 said[el.get("name")] = list(written[el.get("name")])
+                typed[el.get("name")] = element_type(el.find("output/port").get("precision")).name
+        for f in report.findings:
+            if f.code == "precision-mismatch" and f.layer_name in typed and " gives the input's (" in f.message:
+                typed[f.layer_name] = f.message.rsplit("(", 1)[1].rstrip(")")
+        types = shapes.pop("#types")
+        assert typed == types, (typed, types, [str(f) for f in report.findings], data.decode())
+        typed_other += sum(t != "f32" for t in types.values())
         for f in report.findings:
             if f.code == "shape-mismatch" and f.fix and f.layer_name in said:
                 for i, value in f.fix["dims"]:
@@ -224,8 +244,9 @@ def test_pools_in_bodies_take_their_input_as_read_model_does(tmp_path, bases, ed
             compared += 1
             dynamic += want != shapes[name][0]
     print(f"{len(paths)} files: {refused} refused by OpenVINO, {compared} body pools compared, {dynamic} with a"
-          " dim a back edge makes dynamic")
-    assert compared >= 200 and refused >= 5 and dynamic >= 5, (compared, refused, dynamic)   # (not vacuous)
+          f" dim a back edge makes dynamic, {typed_other} on another type than f32")
+    assert compared >= 200 and refused >= 5 and dynamic >= 5 and typed_other >= 20, \
+        (compared, refused, dynamic, typed_other)   # (not vacuous)
 
 
 NESTED = textwrap.dedent("""

@@ -1,7 +1,8 @@
 """What a TensorIterator, Loop or If gives the Parameters of its bodies.
 
 OpenVINO ignores a body Parameter's declared shape and element type (and its output port's dims, and the outer
-layer's declared input dims): it gives the Parameter the shape and type the outer input really has, through the
+layer's declared input dims and precision): it gives the Parameter the shape and type the outer input really has
+(its producer's: check.py takes them in its next pass where they differ from what the outer layer declares), through the
 port map, with the axis of a sliced input cut to `part_size` (a merged input: its initial value's, where a Loop may
 make a dim dynamic: back_edges); but a TensorIterator keeps the element type its
 body Parameter declares (measured on a sliced input: f16, i32, u8 and f64 run so; dynamic, or none, is then

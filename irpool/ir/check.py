@@ -96,6 +96,7 @@ class _Net:
         #                         input's, as bodies.py says
         self.declared_differs = False   # a forced Parameter declares other dims: the body is also checked on those
         self.outer_feeds = []   # (producer id, port, TensorIterator/Loop/If id, port): what its bodies take
+        self.holder_types = {}  # TensorIterator/Loop/If id -> {input port id: the precision it declares}
 
     def finding(self, code, message, line, layer=None, el=None, fix=None) -> None:
         """A finding, its severity from schemas/codes.json."""
@@ -123,6 +124,7 @@ class _Net:
             if not new:
                 self.finding("duplicate-id", f"layer id {lid} is used by more than one layer", line_of(el), el=el)
             if ltype in BODY_TYPES:
+                self.holder_types[lid] = declared_inputs(el)[1]
                 for body in el.iterchildren(*BODIES):
                     self.body(el, body)
             elif ltype == "Const":
@@ -174,9 +176,12 @@ class _Net:
         outer, types = declared_inputs(el)
         if el.get("type") == "TensorIterator":
             types = {}                          # (it keeps its body Parameters' declared element types: bodies.py)
-        for w in self.wait:
+        for w in self.wait:                     # (what a previous pass found the producers give)
             if isinstance(w, tuple) and w[0] == "outer" and w[1] == el.get("id"):
-                outer[w[2]] = None if w[3] is None else list(w[3])
+                if w[3] != "declared":
+                    outer[w[2]] = None if w[3] is None else list(w[3])
+                if w[4] is not None and el.get("type") != "TensorIterator":
+                    types[w[2]] = w[4]
         where = f"{holder} <{body.tag}>"
         path = f"{self.path} > {where}" if self.path else where
         forced = {pid: (dims, f"input port {port} of {holder}", element_type(types.get(port)))
@@ -780,11 +785,16 @@ class _Net:
                 if self.last_type is not None and layer.outputs:
                     self.out_types[(cur, layer.outputs[0].id)] = self.last_type
                 self.in_type = None
-        for fl, fp, tl, tp in self.outer_feeds:
+        for fl, fp, tl, tp in self.outer_feeds:     # (its bodies take what the producer gives: the next pass)
             want, dst = self.produced(fl, fp), self.signature(tl)
             have = [lenient_dim(t) for t in dst[4][tp]] if dst and tp in dst[4] and dst[4][tp] else None
-            if want != () and want != have:     # (its bodies take what the producer gives: the next pass)
-                self.relook.add(("outer", tl, tp, None if want is None else tuple(want)))
+            et = self.types.params[fl][0] if fl in self.types.params else \
+                self.out_types.get((fl, fp)) or self.types.kinds.get(fl)
+            declared = element_type(self.holder_types.get(tl, {}).get(tp))
+            et = et.name if et is not None and (declared is None or declared.name != et.name) else None
+            dims = "declared" if want == () or want == have else None if want is None else tuple(want)
+            if dims != "declared" or et is not None:
+                self.relook.add(("outer", tl, tp, dims, et))
         start = len(self.report.findings)
         self.types.finish(self)                             # (element types that wait for the edges: eltypes.py)
         self.build_time.extend(range(start, len(self.report.findings)))
