@@ -73,9 +73,14 @@ def shapes(j) -> dict:
     return {"onnxruntime": j.out, "onnxruntime-graph": tuple(inferred), "onnx": tuple(inferred), "openvino": ov}
 
 
+def _nan_rules(j) -> bool:
+    """Where the NaN rules measured against OpenVINO apply: float32/float16 nodes of the ONNX domain
+    (com.ms.internal.nhwc is onnxruntime's own, unmeasured)."""
+    return j.node.domain != NHWC and j.x_type in ("float32", "float16")
+
+
 def differences(j) -> list:
-    if j.out is not None and j.node.node.op_type == "GlobalMaxPool" and j.node.domain != NHWC \
-            and j.x_type in ("float32", "float16"):
+    if j.out is not None and j.node.node.op_type == "GlobalMaxPool" and _nan_rules(j):
         return [f"NaN: {_rules()['openvino_global_max_nan']}"]
     if j.base is None or j.out is None or j.node.node.op_type.startswith("Global"):
         return []
@@ -151,7 +156,6 @@ def _value_differences(j) -> list:
     if spec.reduction == "max" and spec.storage_order == 1 and len(n.node.output) > 1 and n.node.output[1] \
             and spec.ndim > 1:
         found.append(f"storage_order=1: {rules['openvino_storage_order']}")
-    if spec.reduction == "max" and n.domain != NHWC and j.x_type in ("float32", "float16") \
-            and ort_max_start(spec, j.x_type, len(n.node.output)) == "first":
+    if spec.reduction == "max" and _nan_rules(j) and ort_max_start(spec, j.x_type, len(n.node.output)) == "first":
         found.append(f"NaN: {rules['openvino_nan_first']}")
     return found
