@@ -252,6 +252,8 @@ INPUTS = {   # the values a case runs on
     "random": lambda rng, shape: rng.standard_normal(shape, dtype=np.float32),
     # every value -0.0 or +0.0: every maximum a tie of zeros, whose sign is the first zero tap's
     "ties": lambda rng, shape: np.where(rng.random(shape) < 0.5, np.float32(-0.0), np.float32(0.0)),
+    # ReLU's output: +0.0 where it clips (the zeros of real nets), so every zero maximum has the one sign there is
+    "relu": lambda rng, shape: np.maximum(rng.standard_normal(shape, dtype=np.float32), np.float32(0.0)),
     # ReLU-like, with -0.0 where it clips: the windows that clip whole are zero ties
     "negzero": lambda rng, shape: np.maximum(rng.standard_normal(shape, dtype=np.float32), np.float32(-0.0)),
     # ReLU-like with zeros of both signs: the windows that clip whole are ties of -0.0 and +0.0

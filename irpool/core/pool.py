@@ -413,12 +413,11 @@ class _Run:
         """Windows of planes a..b whose maximum is zero take the sign of their first zero tap (row-major),
         the element the plugin's strictly-greater scan keeps. Where every maximum of the chunk is zero (inputs
         of zeros), each window's first tap inside the input is copied whole, unmasked, which settles the windows
-        it gives a zero. Where few are zero (GATHER_BELOW), they are looked up at their positions. Otherwise only
-        where the chunk holds both -0.0 and +0.0 (else each zero already has the one sign there is): their bits are
-        the lowest integer and the lowest unsigned integer of their width, a min each. Where not many are open
-        (CODES_ABOVE), their first taps go first (_first_tap_signs); what is left is looked up at its positions
-        when few, else goes through _first_zero_codes, every tap at once. A window over a whole axis takes its
-        first zero by argmax."""
+        it gives a zero. Otherwise only where the chunk holds both -0.0 and +0.0 (else each zero already has the
+        one sign there is: _both_zero_signs). The windows open are then looked up at their positions where they are
+        few (GATHER_BELOW); where they are not many (CODES_ABOVE), their first taps go first (_first_tap_signs) and
+        what is left is looked up when few; the rest goes through _first_zero_codes, every tap at once. A window
+        over a whole axis takes its first zero by argmax."""
         flat = out.reshape(-1)
         is_open = flat == 0         # (the windows still open; count_nonzero of floats is 4x slower, numpy 2.4)
         if not is_open.any():
@@ -431,11 +430,11 @@ class _Run:
             if flat.min() == 0:                 # (no first tap below zero or NaN: none still open)
                 return
             np.not_equal(flat, 0, out=is_open)
-        left = np.count_nonzero(is_open)
-        if self.g.window is None and left * GATHER_BELOW < size:    # (cheaper than the sign check's two mins)
-            self._gather_zero_signs(xs, out, flat, is_open)
+        if not copied and not _both_zero_signs(xs):     # (ReLU's +0.0 alone: one min)
             return
-        if not copied and not _both_zero_signs(xs):
+        left = np.count_nonzero(is_open)
+        if self.g.window is None and left * GATHER_BELOW < size:
+            self._gather_zero_signs(xs, out, flat, is_open)
             return
         if self.g.window is not None:                   # one window an axis: the first zero of each plane
             view = np.asarray(self.x[(slice(a, b),) + self.g.window + (slice(None),)])
