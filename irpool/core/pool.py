@@ -311,11 +311,13 @@ class _Run:
         signs = self.g.spec.reduction == "max" and self.g.ctype.kind == "f" and not self.exact_first
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):   # inf, NaN are results here
             for a, b in chunks:
-                self._pool_chunk(a, b)
+                low = self._pool_chunk(a, b)
                 if signs:       # (a chunk at a time: its input and output are still in cache)
-                    self._zero_signs(a, b, self.v[a:b])
+                    self._zero_signs(a, b, self.v[a:b], low)
 
     def _pool_chunk(self, a, b):
+        """Pools planes a..b; a float max returns its smallest maximum before the lowest value fills the empty
+        windows (the zero-sign repair starts from it), else None."""
         if self.g.window is not None and not self.exact_first:
             return self._window_chunk(a, b)
         if self.g.direct and not self.exact_first:
@@ -340,11 +342,12 @@ class _Run:
             _lp_powers(ws.buf, self.g.spec.p)
         for step in ws.passes:
             step()
-        grid, out = ws.result, self.v[a:b]
+        grid, out, low = ws.result, self.v[a:b], None
         if red == "max":
-            if self.g.ctype.kind == "f" and not self.exact_first \
-                    and not ws.flat_result.min() >= self.g.identity:    # (contiguous: a faster min)
-                np.fmax(grid, self.g.identity, out=grid)  # all-NaN or -inf windows start from lowest
+            if self.g.ctype.kind == "f" and not self.exact_first:
+                low = ws.flat_result.min()                  # (contiguous: a faster min)
+                if not low >= self.g.identity:
+                    np.fmax(grid, self.g.identity, out=grid)  # all-NaN or -inf windows start from lowest
             copy_rows(out, grid)
         elif red == "avg" and out.dtype == grid.dtype:
             copy_rows(out, grid)        # then the contiguous output is divided in place: the grid is strided
@@ -353,6 +356,7 @@ class _Run:
             self._finish(grid, out)
         if self.g.want_indices:
             self._write_indices(ws, a, b)
+        return low
 
     def _finish(self, total, out):
         """Sums to averages, in the sums' float type (an integer output rounded half to even first), or
@@ -377,8 +381,11 @@ class _Run:
         out = self.v[a:b]
         _workspace(self, b - a, Direct).chunk(self.x[a:b, ..., 0], out[..., 0])
         if self.g.ctype.kind == "f":
-            if not out.min() >= self.g.identity:
+            low = out.min()
+            if not low >= self.g.identity:
                 np.fmax(out, self.g.identity, out=out)      # all-NaN or -inf windows start from lowest
+            return low
+        return None
 
     def _window_chunk(self, a, b):
         """One window per axis: a numpy reduction over its part of the input, same identities and divisors."""
@@ -409,7 +416,7 @@ class _Run:
             return
         self._finish(np.add.reduce(rows, axis=0).reshape(out.shape), out)
 
-    def _zero_signs(self, a, b, out):
+    def _zero_signs(self, a, b, out, low=None):
         """Windows of planes a..b whose maximum is zero take the sign of their first zero tap (row-major),
         the element the plugin's strictly-greater scan keeps. Where every maximum of the chunk is zero (inputs
         of zeros), each window's first tap inside the input is copied whole, unmasked, which settles the windows
@@ -418,12 +425,15 @@ class _Run:
         few (GATHER_BELOW); where they are not many (CODES_ABOVE), their first taps go first (_first_tap_signs) and
         what is left is looked up when few; the rest goes through _first_zero_codes, every tap at once. A window
         over a whole axis takes its first zero by argmax."""
+        if low is not None and low > 0:     # (the pool's smallest maximum: none is zero)
+            return
         flat = out.reshape(-1)
         is_open = flat == 0         # (the windows still open; count_nonzero of floats is 4x slower, numpy 2.4)
-        if not is_open.any():
+        if low != 0 and not is_open.any():
             return
+        # every maximum zero: then open windows hold a tap's value, not a zero (not where the smallest is below)
+        copied = self.g.window is None and not low < 0 and is_open.all()
         xs, plans, size = self.x[a:b], self.g.plans, flat.size
-        copied = self.g.window is None and is_open.all()   # (then open windows hold a tap's value, not a zero)
         if copied:
             for v, o in _box_views(xs, _first_tap_boxes(plans), out):
                 _copy_taps(o, v, self.root)
