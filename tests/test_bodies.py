@@ -2,16 +2,16 @@
 the shape its outer input really has (through the port map, sliced along `axis` to `part_size`), whatever the
 Parameter, its port or the outer layer declare, and a pool after another takes its producer's dims. Random
 bodies of two pools behind a Loop invariant input, a Loop merged one (its first pool's output the back edge: where
-that changes the dims and the Loop gives it as an output too, read_model makes them dynamic), a TensorIterator sliced
-one and an If, edited the ways hands
-and tools break them (the body Parameter's shape, its port's dims, its element type, the outer layer's input dims and
-precision, the outer Parameter's shape and element type, the pools' declared dims), against read_model and
-compile_model in a child process: check must flag exactly the pool outputs whose declared dims differ from what
-read_model infers, and those whose declared precision differs from the type it infers (naming that type), err where
-OpenVINO refuses the file, and give no other error where it takes it. The bodies hold MaxPool-1 and AvgPool-1 on f32, or on the f16,
-i32, u8 or f64 a TensorIterator's body Parameter may declare (it keeps that type; Loop and If take the input's):
-the CPU plugin compiles every one of them on AMD EPYC family 25 model 17, and irpool's verdict on a type that
-depends on the CPU is a warning (eltypes.py), which the test does not count."""
+that changes the dims and the Loop gives it as an output too, read_model makes them dynamic), a TensorIterator
+sliced one and an If, edited the ways hands and tools break them (the body Parameter's shape, its port's dims,
+its element type, the outer layer's input dims and precision, the outer Parameter's shape and element type, the
+pools' declared dims), against read_model and compile_model in a child process: check must flag exactly the pool
+outputs whose declared dims differ from what read_model infers, and those whose declared precision differs from
+the type it infers (naming that type), err where OpenVINO refuses the file, and give no other error where it
+takes it. The bodies hold MaxPool-1 and AvgPool-1 on f32, or on the f16, i32, u8, f64 or i64 their input or a
+TensorIterator's body Parameter may take (a TensorIterator keeps its Parameter's type; Loop and If take the
+input's): the CPU plugin compiles every one of them on AMD EPYC family 25 model 17, and irpool's verdict on a
+type that depends on the CPU is a warning (eltypes.py), which the test does not count."""
 import json
 import subprocess
 import sys

@@ -432,6 +432,23 @@ def test_execution_refusals():
     assert issubclass(IRError, ValueError)
 
 
+def _random_max(rng, channels, lengths):
+    """A random max pool of 1 to 3 spatial axes (pads, dilations, ceil rounding, channels-last) and an input shape
+    for it: fewer than `channels` channels, spatial lengths in the range `lengths`."""
+    nd = int(rng.integers(1, 4))
+    spec = PoolSpec(kernel=tuple(int(v) for v in rng.integers(1, 4, nd)),
+                    strides=tuple(int(v) for v in rng.integers(1, 3, nd)),
+                    dilations=tuple(int(v) for v in rng.integers(1, 3, nd)),
+                    pads_begin=tuple(int(v) for v in rng.integers(0, 2, nd)),
+                    pads_end=tuple(int(v) for v in rng.integers(0, 2, nd)),
+                    rounding=str(rng.choice(["floor", "ceil"])), reduction="max",
+                    layout=str(rng.choice(["channels_first", "channels_last"])))
+    shape = [int(rng.integers(1, 3)), int(rng.integers(1, channels))] + [int(v) for v in rng.integers(*lengths, nd)]
+    if spec.layout == "channels_last":
+        shape = [shape[0]] + shape[2:] + [shape[1]]
+    return spec, shape
+
+
 @pytest.mark.parametrize("zeros, nans", [(0.02, 0.05), (0.5, 0.05), (1.0, 0.05), (1.0, 0.002)])
 def test_max_of_tied_zeros_takes_the_first_zero_tap_as_the_reference(zeros, nans):
     """Windows whose maximum is zero keep the sign of their first zero tap (the plugin's strictly-greater scan),
@@ -442,17 +459,7 @@ def test_max_of_tied_zeros_takes_the_first_zero_tap_as_the_reference(zeros, nans
     from reference import ref_pool
     rng = np.random.default_rng(int(zeros * 1000 + nans * 1e4))
     for _ in range(60):
-        nd = int(rng.integers(1, 4))
-        spec = PoolSpec(kernel=tuple(int(v) for v in rng.integers(1, 4, nd)),
-                        strides=tuple(int(v) for v in rng.integers(1, 3, nd)),
-                        dilations=tuple(int(v) for v in rng.integers(1, 3, nd)),
-                        pads_begin=tuple(int(v) for v in rng.integers(0, 2, nd)),
-                        pads_end=tuple(int(v) for v in rng.integers(0, 2, nd)),
-                        rounding=str(rng.choice(["floor", "ceil"])), reduction="max",
-                        layout=str(rng.choice(["channels_first", "channels_last"])))
-        shape = [int(rng.integers(1, 3)), int(rng.integers(1, 5))] + [int(v) for v in rng.integers(4, 9, nd)]
-        if spec.layout == "channels_last":
-            shape = [shape[0]] + shape[2:] + [shape[1]]
+        spec, shape = _random_max(rng, channels=5, lengths=(4, 9))
         pick = rng.random(shape)
         x = np.where(pick < zeros / 2, np.float32(-0.0), np.where(pick < zeros, np.float32(0.0),
                      -rng.random(shape).astype(np.float32) - 1))
@@ -495,7 +502,8 @@ def test_every_maximum_zero_takes_each_window_first_zero_chunk_by_chunk(threads,
     with mock.patch.object(POOL_MODULE, "_copy_taps", counted), \
             mock.patch.object(POOL_MODULE, "_first_zero_codes", codes), \
             mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 2048), \
-            mock.patch.object(POOL_MODULE, "THREAD_CHUNK_BYTES", 2048), mock.patch.object(POOL_MODULE, "PARALLEL_BYTES", 0):
+            mock.patch.object(POOL_MODULE, "THREAD_CHUNK_BYTES", 2048), \
+            mock.patch.object(POOL_MODULE, "PARALLEL_BYTES", 0):
         for shape, attrs in cases:
             spec = PoolSpec(reduction="max", **attrs)
             for _ in range(3):
@@ -515,8 +523,9 @@ def test_every_maximum_zero_takes_each_window_first_zero_chunk_by_chunk(threads,
 def test_zero_maxima_among_positives_take_the_first_zero_tap(positives):
     """ReLU-like inputs with zeros of both signs and a few negatives, so that a few or some of the windows have
     a zero maximum: those are looked up at their positions (all their taps at once), or their first taps go first
-    and the rest are looked up or coded. Random specs with pads, dilations and channels-last, chunks of a few
-    planes, against the slow reference bit for bit; both ways must have run over the parametrization's inputs."""
+    and the rest are looked up or coded. Random specs with pads, dilations, ceil rounding and channels-last,
+    chunks of a few planes, against the slow reference bit for bit; both ways must have run over the
+    parametrization's inputs."""
     rng = np.random.default_rng(int(positives * 10))
     ran = {"first": 0, "gather": 0}
     real_first, real_gather = POOL_MODULE._Run._first_tap_signs, POOL_MODULE._Run._gather_zero_signs
@@ -532,16 +541,7 @@ def test_zero_maxima_among_positives_take_the_first_zero_tap(positives):
             mock.patch.object(POOL_MODULE._Run, "_gather_zero_signs", gather), \
             mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 4096):
         for _ in range(40):
-            nd = int(rng.integers(1, 4))
-            spec = PoolSpec(kernel=tuple(int(v) for v in rng.integers(1, 4, nd)),
-                            strides=tuple(int(v) for v in rng.integers(1, 3, nd)),
-                            dilations=tuple(int(v) for v in rng.integers(1, 3, nd)),
-                            pads_begin=tuple(int(v) for v in rng.integers(0, 2, nd)),
-                            pads_end=tuple(int(v) for v in rng.integers(0, 2, nd)), reduction="max",
-                            layout=str(rng.choice(["channels_first", "channels_last"])))
-            shape = [int(rng.integers(1, 3)), int(rng.integers(1, 9))] + [int(v) for v in rng.integers(5, 12, nd)]
-            if spec.layout == "channels_last":
-                shape = [shape[0]] + shape[2:] + [shape[1]]
+            spec, shape = _random_max(rng, channels=9, lengths=(5, 12))
             pick = rng.random(shape)
             zeros = np.where(rng.random(shape) < 0.5, np.float32(-0.0), np.float32(0.0))
             x = np.where(pick < positives, rng.random(shape).astype(np.float32) + 1,
