@@ -2,9 +2,9 @@
 
 OpenVINO ignores a body Parameter's declared shape and element type (and its output port's dims, and the outer
 layer's declared input dims and precision): it gives the Parameter the shape and type the outer input really has
-(its producer's: check.py takes them in its next pass where they differ from what the outer layer declares), through the
-port map, with the axis of a sliced input cut to `part_size` (a merged input: its initial value's, where a Loop may
-make a dim dynamic: back_edges); but a TensorIterator keeps the element type its
+(its producer's: check.py takes them in its next pass where they differ from what the outer layer declares),
+through the port map, with the axis of a sliced input cut to `part_size` (a merged input: its initial value's,
+where a Loop may make a dim dynamic: back_edges); but a TensorIterator keeps the element type its
 body Parameter declares (measured on a sliced input: f16, i32, u8 and f64 run so; dynamic, or none, is then
 refused by the CPU plugin). It validates the body once with the declared shapes first, so a declared
 shape that no body op takes is still refused. Measured with read_model and compile_model on OpenVINO 2026.4.1

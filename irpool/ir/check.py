@@ -791,7 +791,8 @@ class _Net:
             et = self.types.params[fl][0] if fl in self.types.params else \
                 self.out_types.get((fl, fp)) or self.types.kinds.get(fl)
             declared = element_type(self.holder_types.get(tl, {}).get(tp))
-            et = et.name if et is not None and (declared is None or declared.name != et.name) else None
+            et = et.name if et is not None and (declared is None or declared.name != et.name) \
+                and dst and dst[0] != "TensorIterator" else None    # (which keeps its Parameters' declared types)
             dims = "declared" if want == () or want == have else None if want is None else tuple(want)
             if dims != "declared" or et is not None:
                 self.relook.add(("outer", tl, tp, dims, et))
