@@ -440,7 +440,7 @@ class _Run:
             if flat.min() == 0:                 # (no first tap below zero or NaN: none still open)
                 return
             np.not_equal(flat, 0, out=is_open)
-        if not copied and not _both_zero_signs(xs):     # (ReLU's +0.0 alone: one min)
+        if not copied and not _both_zero_signs(xs, flat[is_open.argmax()]):
             return
         left = np.count_nonzero(is_open)
         if self.g.window is None and left * GATHER_BELOW < size:
@@ -630,12 +630,16 @@ def _pick_axis(room, best, axis, stride, count):
     return picked
 
 
-def _both_zero_signs(xs) -> bool:
-    """Whether the chunk holds both -0.0 and +0.0: their bits are the lowest integer and the lowest unsigned
-    integer of their width, a min each; on every 61st element first (inputs of both signs show them there)."""
-    bits = xs.reshape(-1).view(f"i{xs.itemsize}")
-    lowest = np.iinfo(bits.dtype).min
-    return any(b.min() == lowest and b.view(f"u{xs.itemsize}").min() == 0 for b in (bits[::61], bits))
+def _both_zero_signs(xs, zero) -> bool:
+    """Whether the chunk holds both -0.0 and +0.0, given `zero`, one of the zero maxima: a tap's, so the input
+    holds its sign, and only the other is looked for (-0.0 alone, ReLU's +0.0 alone: one min over the input). The
+    bits of -0.0 are the lowest integer of their width, those of +0.0 the lowest unsigned one; every 61st element
+    is looked at first (inputs of both signs show them there)."""
+    bits = xs.reshape(-1).view(f"u{xs.itemsize}")
+    if np.signbit(zero):
+        return any(b.min() == 0 for b in (bits[::61], bits))
+    signed = f"i{xs.itemsize}"
+    return any(b.view(signed).min() == np.iinfo(signed).min for b in (bits[::61], bits))
 
 
 def _set_zero_signs(flat, is_zero, negative, reset=False) -> None:
