@@ -442,10 +442,6 @@ class _Run:
             np.not_equal(flat, 0, out=is_open)
         if not copied and not _both_zero_signs(xs, flat[is_open.argmax()]):
             return
-        left = np.count_nonzero(is_open)
-        if self.g.window is None and left * GATHER_BELOW < size:
-            self._gather_zero_signs(xs, out, flat, is_open)
-            return
         if self.g.window is not None:                   # one window an axis: the first zero of each plane
             view = np.asarray(self.x[(slice(a, b),) + self.g.window + (slice(None),)])
             rows = np.moveaxis(view, -1, 1).reshape(view.shape[0], view.shape[-1], -1)
@@ -454,13 +450,14 @@ class _Run:
             negative = negative.reshape(out.shape[0], *([1] * (out.ndim - 2)), out.shape[-1])
             _set_zero_signs(flat, is_open, np.broadcast_to(negative, out.shape).reshape(-1))
             return
-        if not copied and CODES_ABOVE * left <= size:
+        left = np.count_nonzero(is_open)
+        if not copied and GATHER_BELOW * left >= size and CODES_ABOVE * left <= size:
             left, copied = self._first_tap_signs(xs, out, is_open), True    # (not many open: first taps first)
             if not left:
                 return
-            if left * GATHER_BELOW < size:
-                self._gather_zero_signs(xs, out, flat, is_open)
-                return
+        if left * GATHER_BELOW < size:                  # (few open: at their positions)
+            self._gather_zero_signs(xs, out, flat, is_open)
+            return
         codes = _first_zero_codes(xs, plans)            # every tap at once, on codes
         if codes is not None:
             _set_zero_signs(flat, is_open, codes.reshape(-1) == 2, reset=copied)
@@ -694,14 +691,13 @@ def _box_indices(boxes, tail: bool) -> tuple:
                   (slice(None),) + tuple(slice(lo, hi) for lo, hi, _, _ in box) + end) for box in boxes)
 
 
-def _scan_zero_taps(xs, out, todo, boxes) -> int:
+def _scan_zero_taps(xs, out, todo, boxes) -> None:
     """For each box (a tap's windows) in order: the open windows (`todo`) take the tap's value, and those it
     gave a zero (with its sign) close. An open window holds a negative value or NaN between taps, until a
-    later tap (or the gather) gives it its first zero: every open window has one. Returns how many are open."""
+    later tap gives it its first zero: every open window has one."""
     for v, o, open_ in _box_views(xs, boxes, out, todo):
         np.copyto(o, v, where=open_)
         np.greater(open_, o == 0, out=open_)    # (open and not now zero: still open)
-    return np.count_nonzero(todo)
 
 
 def _lp_powers(a: np.ndarray, p: float) -> None:
