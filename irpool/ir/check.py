@@ -124,9 +124,10 @@ class _Net:
             if not new:
                 self.finding("duplicate-id", f"layer id {lid} is used by more than one layer", line_of(el), el=el)
             if ltype in BODY_TYPES:
-                self.holder_types[lid] = declared_inputs(el)[1]
+                declared = declared_inputs(el)
+                self.holder_types[lid] = declared[1]
                 for body in el.iterchildren(*BODIES):
-                    self.body(el, body)
+                    self.body(el, body, declared)
             elif ltype == "Const":
                 if lid in self.keep_consts or Const.may_be_shape(el):
                     self.consts[lid] = Const.of(el)     # (weights are never a shape input: not kept, flat memory)
@@ -167,13 +168,14 @@ class _Net:
             self.finding("bad-structure", f"a Const has one output port and no input, the layer declares {outs} and"
                          f" {ins}: read_model refuses the file (\"node index is out of range\")", line_of(el), el=el)
 
-    def body(self, el, body) -> None:
+    def body(self, el, body, declared) -> None:
         """A TensorIterator/Loop <body> or an If branch: a net of its own, checked by the same code, its Parameters
         given what the outer layer's inputs give (bodies.py: its producers' dims where a previous pass found them
         to differ from the layer's declared input). Where a Parameter declares other dims, the body is checked on
-        those too, as read_model does first, for what it refuses there."""
+        those too, as read_model does first, for what it refuses there. `declared`: the outer layer's input dims
+        and precisions (bodies.declared_inputs)."""
         holder = f"{el.get('type')} id={el.get('id')} name={el.get('name')!r}"
-        outer, types = declared_inputs(el)
+        outer, types = dict(declared[0]), dict(declared[1])
         if el.get("type") == "TensorIterator":
             types = {}                          # (it keeps its body Parameters' declared element types: bodies.py)
         for w in self.wait:                     # (what a previous pass found the producers give)
@@ -709,6 +711,11 @@ class _Net:
         if want not in ((), None) and have and (len(have) != len(want) or not all(map(compatible, have, want))):
             self.relook.add(tl)
 
+    def given_type(self, fl, fp):
+        """The element type output `fp` of layer `fl` gives, where check knows it: a waiting pool's, or a
+        Parameter's element_type."""
+        return self.out_types.get((fl, fp)) or self.types.kinds.get(fl)
+
     def produced(self, fl, fp):
         """The dims output `fp` of layer `fl` gives, as OpenVINO infers them: what check computed for it, else
         what it declares; () where neither is known (None: a dynamic rank)."""
@@ -779,7 +786,7 @@ class _Net:
                     port = layer.inputs[0]
                     self.finding("edge-mismatch", joined[0], joined[1], layer, fix=_fix(layer, port, x or [], "input"))
                 # its type: what a waiting layer before it gives, or its Parameter's element_type
-                self.in_type = self.out_types.get(src) or (self.types.kinds.get(src[0]) if src else None)
+                self.in_type = self.given_type(*src) if src else None
                 self.last_type = None
                 self.pooling(layer, x)
                 if self.last_type is not None and layer.outputs:
@@ -788,8 +795,7 @@ class _Net:
         for fl, fp, tl, tp in self.outer_feeds:     # (its bodies take what the producer gives: the next pass)
             want, dst = self.produced(fl, fp), self.signature(tl)
             have = [lenient_dim(t) for t in dst[4][tp]] if dst and tp in dst[4] and dst[4][tp] else None
-            et = self.types.params[fl][0] if fl in self.types.params else \
-                self.out_types.get((fl, fp)) or self.types.kinds.get(fl)
+            et = self.types.params[fl][0] if fl in self.types.params else self.given_type(fl, fp)
             declared = element_type(self.holder_types.get(tl, {}).get(tp))
             et = et.name if et is not None and (declared is None or declared.name != et.name) \
                 and dst and dst[0] != "TensorIterator" else None    # (which keeps its Parameters' declared types)
