@@ -29,5 +29,5 @@ def counting_direct():
     direct = importlib.import_module("irpool.core.direct").Direct
     calls, chunk = [], direct.chunk
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(direct, "chunk", lambda self, xs, out: calls.append(1) or chunk(self, xs, out))
+        mp.setattr(direct, "chunk", lambda self, xs, out, op: calls.append(1) or chunk(self, xs, out, op))
         yield calls

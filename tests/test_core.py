@@ -449,30 +449,112 @@ def _random_max(rng, channels, lengths):
     return spec, shape
 
 
-@pytest.mark.parametrize("zeros, nans", [(0.02, 0.05), (0.5, 0.05), (1.0, 0.05), (1.0, 0.002)])
-def test_max_of_tied_zeros_takes_the_first_zero_tap_as_the_reference(zeros, nans):
-    """Windows whose maximum is zero keep the sign of their first zero tap (the plugin's strictly-greater scan),
-    whether few windows are such (repaired at their positions), most are and their first tap inside the input is
-    a zero (one whole-array step, the few left at their positions) or is not (every tap over the whole output):
-    random specs with pads, dilations, ceil rounding and channels-last, on inputs of -0.0, +0.0, negatives and
-    NaN, against the slow reference bit for bit."""
-    from reference import ref_pool
+def _repair_only():
+    """The zero-sign repair alone: the max by fmax, whatever numpy's rule for ties of zeros (ties.py)."""
+    return mock.patch.object(POOL_MODULE, "ORDERED_TIES", False)
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+@pytest.mark.parametrize("zeros, nans", [(0.02, 0.05), (0.5, 0.05), (1.0, 0.05), (1.0, 0.002), (0.5, 0.0)])
+def test_max_of_tied_zeros_takes_the_first_zero_tap_as_the_reference(zeros, nans, ordered):
+    """Windows whose maximum is zero keep the sign of their first zero tap (the plugin's strictly-greater scan):
+    by the order of the taps under np.maximum (`ordered`, where numpy's rule for ties allows: ties.py), the
+    chunks that hold NaN pooled again and repaired; by the repair alone, whether few windows are such (repaired at
+    their positions), most are and their first tap inside the input is a zero (one whole-array step, the few left
+    at their positions) or is not (every tap over the whole output). Random specs with pads, dilations, ceil
+    rounding and channels-last, on float16, float32 and float64 inputs of -0.0, +0.0, negatives and NaN, against
+    the slow reference bit for bit. Ordered, the repair runs only on chunks with NaN."""
+    from irpool.core import ties
     rng = np.random.default_rng(int(zeros * 1000 + nans * 1e4))
-    for _ in range(60):
-        spec, shape = _random_max(rng, channels=5, lengths=(4, 9))
-        pick = rng.random(shape)
-        x = np.where(pick < zeros / 2, np.float32(-0.0), np.where(pick < zeros, np.float32(0.0),
-                     -rng.random(shape).astype(np.float32) - 1))
-        x[rng.random(shape) < nans] = np.nan
-        x = x.astype(np.float32)
-        try:
-            want, _ = ref_pool(x, spec)
-        except Exception:                    # (a spec whose window does not fit: the core refuses it too)
-            continue
-        if want is None:
-            continue
+    repaired, real = [], POOL_MODULE._Run._zero_signs
+
+    def counted(self, *args):
+        repaired.append(self.g.window)
+        return real(self, *args)
+    with mock.patch.object(POOL_MODULE, "ORDERED_TIES", ordered), \
+            mock.patch.object(POOL_MODULE._Run, "_zero_signs", counted):
+        for _ in range(60):
+            spec, shape = _random_max(rng, channels=5, lengths=(4, 9))
+            dtype = np.dtype(rng.choice(["float16", "float32", "float64"]))
+            pick = rng.random(shape)
+            x = np.where(pick < zeros / 2, -0.0, np.where(pick < zeros, 0.0, -rng.random(shape) - 1))
+            x[rng.random(shape) < nans] = np.nan
+            x = x.astype(dtype)
+            try:
+                want, _ = ref_pool(x, spec)
+            except Exception:                    # (a spec whose window does not fit: the core refuses it too)
+                continue
+            if want is None:
+                continue
+            assert_same_bits(pool(x, spec, threads=1), want.astype(dtype))
+    # numpy's rule is the CPU's and numpy's (x86, numpy 2.4: the second operand in float32 and float64, the first
+    # in float16; Arm's fmax keeps +0.0): where no rule holds, the repair runs whether ordered or not
+    if ordered and nans == 0 and all(ties.keeps(t) for t in ("float16", "float32", "float64")):
+        assert not [w for w in repaired if w is None], "the repair ran on chunks without NaN"
+    else:
+        assert repaired
+
+
+@pytest.mark.parametrize("nans", ["one", "many"])
+def test_nan_under_the_ordered_max_goes_to_fmax_and_the_repair(nans):
+    """np.maximum lets NaN win, fmax skips it: under the ordered max (ties.py) a chunk where NaN won a window is
+    pooled again by fmax and repaired, and so are the chunks after it; NaN in the sample of the input that the run
+    looks at first sends every chunk to fmax at once. Zeros of both signs with NaN, chunks of a few planes,
+    against the slow reference bit for bit. (Where numpy here has no fixed rule for ties of zeros, every chunk goes
+    to fmax: the test then checks that.)"""
+    from irpool.core import ties
+    rng = np.random.default_rng(7)
+    x = np.where(rng.random((2, 6, 8, 8)) < 0.5, np.float32(-0.0), np.float32(0.0))
+    if nans == "one":
+        x[0, 0, 0, 1] = np.nan                  # (not in the sample: element 1)
+    else:
+        x[rng.random(x.shape) < 0.1] = np.nan
+    spec = PoolSpec(kernel=(2, 2), strides=(1, 1), reduction="max")
+    ops, real = [], POOL_MODULE._Run._pool_chunk
+
+    def counted(self, a, b, op):
+        ops.append((a, op.__name__))
+        return real(self, a, b, op)
+    with mock.patch.object(POOL_MODULE._Run, "_pool_chunk", counted), \
+            mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 1024):
         got = pool(x, spec, threads=1)
-        assert got.tobytes() == want.astype(np.float32).tobytes(), (spec, shape)
+    assert_same_bits(got, ref_pool(x, spec)[0])
+    if ties.keeps("float32") is None or nans == "many":
+        assert {op for _, op in ops} == {"fmax"}, ops
+    else:
+        assert ops[:2] == [(0, "maximum"), (0, "fmax")] and {op for _, op in ops[2:]} == {"fmax"}, ops
+
+
+def test_the_tie_probe_tells_one_operand_from_a_mix():
+    """ties.rule, on ops whose rule is known: one that always returns its second operand is "second", its first
+    "first"; one whose vector body and scalar tail differ (numpy's fmax on x86: the last n % 16 elements take the
+    first) is None, and so is one that keeps +0.0 whatever the order (Arm's fmax instruction, by Arm's manual).
+    Integer types have no such tie."""
+    from irpool.core import ties
+
+    def second(a, b, out):
+        np.copyto(out, b)
+        return out
+
+    def first(a, b, out):
+        np.copyto(out, a)
+        return out
+
+    def tail_first(a, b, out):
+        k = len(out) % 16
+        head = b.copy()
+        if k:
+            head[-k:] = a[-k:]
+        np.copyto(out, head)
+        return out
+
+    def plus_zero(a, b, out):
+        np.copyto(out, np.where(np.signbit(a) & np.signbit(b), a, 0.0))
+        return out
+    for dtype in ("float16", "float32", "float64"):
+        assert ties.rule(second, dtype) == "second" and ties.rule(first, dtype) == "first"
+        assert ties.rule(tail_first, dtype) is None and ties.rule(plus_zero, dtype) is None
+    assert ties.keeps("int32") is None and ties.first_wins([1, 2, 3], "int32") == [1, 2, 3]
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -499,7 +581,7 @@ def test_every_maximum_zero_takes_each_window_first_zero_chunk_by_chunk(threads,
              ((2, 3, 10, 10), dict(kernel=(2, 2), strides=(1, 1), dilations=(2, 2))),                     # short rows
              ((3, 2, 90), dict(kernel=(4,), strides=(1,), pads_begin=(2,), pads_end=(1,))),
              ((1, 4, 6, 8, 8), dict(kernel=(2, 2, 2), strides=(2, 2, 2)))]
-    with mock.patch.object(POOL_MODULE, "_copy_taps", counted), \
+    with mock.patch.object(POOL_MODULE, "_copy_taps", counted), _repair_only(), \
             mock.patch.object(POOL_MODULE, "_first_zero_codes", codes), \
             mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 2048), \
             mock.patch.object(POOL_MODULE, "THREAD_CHUNK_BYTES", 2048), \
@@ -537,7 +619,7 @@ def test_zero_maxima_among_positives_take_the_first_zero_tap(positives):
     def gather(self, *args):
         ran["gather"] += 1
         return real_gather(self, *args)
-    with mock.patch.object(POOL_MODULE._Run, "_first_tap_signs", first), \
+    with mock.patch.object(POOL_MODULE._Run, "_first_tap_signs", first), _repair_only(), \
             mock.patch.object(POOL_MODULE._Run, "_gather_zero_signs", gather), \
             mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 4096):
         for _ in range(40):
@@ -566,4 +648,5 @@ def test_first_zero_of_long_windows_on_every_code_width(kernel):
     r = rng.standard_normal(shape).astype(np.float32)
     x = np.where(r > 0, -r, np.where(rng.random(shape) < 0.5, np.float32(-0.0), np.float32(0.0)))
     want, _ = ref_pool(x, spec)
-    assert_same_bits(pool(x, spec, threads=1), want.astype(np.float32))
+    with _repair_only():
+        assert_same_bits(pool(x, spec, threads=1), want.astype(np.float32))

@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from .layout import copy_rows, fold, word_copy
+from .ties import first_wins
 
 
 def takes(plans) -> bool:
@@ -77,7 +78,6 @@ class Direct:
 
     def __init__(self, g, planes: int):
         self.g = g
-        self.op = np.fmax if g.ctype.kind == "f" else np.maximum
         lengths = [p.length for p in g.plans]
         n = planes * math.prod(lengths)
         self.bufs = [np.empty(n + 8, dtype=g.ctype) for _ in range(buffers(g.plans))]   # (+ a word for word reads)
@@ -92,15 +92,15 @@ class Direct:
                                                           for a, p in enumerate(g.plans))
         self.in_place, self.identity = in_place(g.plans), g.identity
 
-    def chunk(self, xs: np.ndarray, out: np.ndarray) -> None:
-        """Reduce xs (m, S_1..S_n), C-contiguous, into out (m, O_1..O_n)."""
+    def chunk(self, xs: np.ndarray, out: np.ndarray, op) -> None:
+        """Reduce xs (m, S_1..S_n), C-contiguous, into out (m, O_1..O_n) by `op` (np.maximum or np.fmax)."""
         cur, size, last = xs.reshape(-1), xs.size, len(self.axes) - 1
         for i, (taps, shape, edge) in enumerate(self.axes):
             if self.in_place:       # (out is a chunk of the C-contiguous output: reshape gives a view of it)
                 dst = out.reshape(-1) if (last - i) % 2 == 0 else self.bufs[0]
             else:
                 dst = self.bufs[i % 2]
-            reduce_axis(self.op, cur, dst, size, taps, shape, edge, self.identity)
+            reduce_axis(op, cur, dst, size, taps, shape, edge, self.identity)
             cur = dst
         if not self.in_place:
             pick(cur, out, self.steps)
@@ -109,13 +109,14 @@ class Direct:
 def reduce_axis(op, src: np.ndarray, dst: np.ndarray, size: int, offsets, shape, edge, identity) -> None:
     """dst[:size] = op over the taps at `offsets` at every position of the flat chunk src[:size]; then the positions
     in `edge` (as `edges` gives them) redone from their landing taps, over the chunk seen as (outer, length, inner)
-    `shape`: one call over every row at that position."""
+    `shape`: one call over every row at that position. The taps go in the order that keeps the first of tied
+    zeros (ties.py)."""
     lo, hi = max(0, -offsets[0]), size - max(0, offsets[-1])     # positions whose taps lie in the chunk
     if hi > lo:
-        fold(op, [src[lo + o:hi + o] for o in offsets], dst[lo:hi])
+        fold(op, first_wins([src[lo + o:hi + o] for o in offsets], src.dtype), dst[lo:hi])
     src, dst = src[:size].reshape(shape), dst[:size].reshape(shape)
     for c, landing in edge:
-        fold(op, [src[:, j] for j in landing], dst[:, c], identity)
+        fold(op, first_wins([src[:, j] for j in landing], src.dtype), dst[:, c], identity)
 
 
 def pick(root: np.ndarray, dst: np.ndarray, strides) -> None:

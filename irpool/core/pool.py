@@ -10,10 +10,12 @@ Padding never reaches a result: padded cells hold the identity (lowest value, or
 Max follows OpenVINO's CPU plugin: start from the lowest finite value of the compute type (float16 is
 computed in float32, so its empty window is -inf) with the window's (n, c) base index, take a tap only
 when it is strictly greater (ties keep the first tap in row-major kernel order, NaN never wins). The
-values come from fmax over the taps; the index is the first tap equal to that maximum, if it is above
-lowest. fmax's choice between tied -0.0 and +0.0 is numpy's and the CPU's, so a window whose maximum is
-zero then takes the sign of its first zero tap (`_zero_signs`): the value is the element the index points
-at, on every machine.
+values come from np.maximum over the taps, in the order that keeps the first of tied -0.0 and +0.0 under
+numpy's rule for such ties, probed on this machine (ties.py); the index is the first tap equal to that
+maximum, if it is above lowest. A chunk where NaN won a window (np.maximum lets it), or a machine whose numpy
+has no fixed rule, is pooled by fmax instead, which skips NaN and whose choice between tied zeros is the CPU's:
+its windows whose maximum is zero then take the sign of their first zero tap (`_zero_signs`). Either way the
+value is the element the index points at, on every machine.
 
 Sums (average, Lp) add the taps one at a time in row-major kernel order, starting from +0.0, as the
 plugin and onnxruntime do (measured bit for bit): so they are never split by axis, and an all -0.0 window
@@ -45,6 +47,7 @@ from .direct import (Direct, buffers as direct_buffers, edges as direct_edges, i
 from .layout import OPAQUE_MIN_ELEMENTS, OPAQUE_ROW_BYTES, Layout, axis_layout, copy_rows, fold, inside_range, word_copy
 from .shape import AxisPlan, plan
 from .spec import PoolSpec
+from .ties import first_wins, keeps as tie_keeps
 
 MAX_DTYPES = tuple(np.dtype(t) for t in ("float16", "float32", "float64", "int8", "uint8", "int16",
                                          "uint16", "int32", "uint32", "int64", "uint64"))
@@ -66,6 +69,9 @@ WORD_COPY_BYTES = 32 << 10      # word-wide copies pay off on chunks this large;
 DIRECT_BYTES = 256 << 10
 # The last axis reduced first where its windows overlap (see _Geometry); tests turn it off to compare
 PRE_REDUCE = True
+# A float max by np.maximum with its taps ordered so that a tie of zeros keeps the first (ties.py), where numpy's
+# rule allows; tests turn it off to run the repair below
+ORDERED_TIES = True
 # The sign of a zero maximum: windows looked up at their positions (every tap of each at once) when fewer than
 # 1/GATHER_BELOW of them are open, else whole-array steps (measured, AMD EPYC family 25 model 17, one thread, 2x2 s2
 # on 8x128x56x56, positives and zeros of both signs, 6% zero maxima: 4.5 ms at 1/16, 3.5 at 1/32, 3.35 at 1/64 and
@@ -265,6 +271,12 @@ class _Run:
         # not above the lowest value; without such elements the cheaper "lowest" passes are exact
         self.exact_first = g.spec.reduction == "max" and g.spec.max_start == "first" and x.size > 0 \
             and not x.min() > g.identity         # (a NaN minimum is not above it either)
+        # a float max over taps: np.maximum in tap order keeps each window's first zero (ties.py) where one of its
+        # operands always wins a tie of zeros in both types it runs in; a chunk with NaN is pooled again by fmax
+        self.ordered = ORDERED_TIES and g.spec.reduction == "max" and g.ctype.kind == "f" and not self.exact_first \
+            and g.window is None and None not in (tie_keeps(x.dtype), tie_keeps(g.ctype))
+        if self.ordered and self.x.size:    # NaN in a sample of about 4096 elements: fmax from the start
+            self.ordered = not np.isnan(self.x.reshape(-1)[::max(61, self.x.size // 4096)]).any()
         if g.want_indices:
             self.indices = np.empty(g.i_shape, dtype=g.spec.index_dtype)
             if g.spec.layout == "channels_last":
@@ -311,21 +323,28 @@ class _Run:
         signs = self.g.spec.reduction == "max" and self.g.ctype.kind == "f" and not self.exact_first
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):   # inf, NaN are results here
             for a, b in chunks:
-                low = self._pool_chunk(a, b)
-                if signs:       # (a chunk at a time: its input and output are still in cache)
+                ordered = self.ordered
+                low = self._pool_chunk(a, b, np.maximum if ordered else np.fmax)
+                if ordered and low != low:      # NaN won some window: fmax skips it, and the signs are repaired
+                    self.ordered = ordered = False      # (for the chunks after it too: NaN seldom comes alone)
+                    low = self._pool_chunk(a, b, np.fmax)
+                if signs and not ordered:       # (a chunk at a time: its input and output are still in cache)
                     self._zero_signs(a, b, self.v[a:b], low)
 
-    def _pool_chunk(self, a, b):
-        """Pools planes a..b; a float max returns its smallest maximum before the lowest value fills the empty
-        windows (the zero-sign repair starts from it), else None."""
+    def _pool_chunk(self, a, b, op):
+        """Pools planes a..b, a max by `op` (fmax, or np.maximum: ties.py) where its type is a float; a float max
+        returns its smallest maximum before the lowest value fills the empty windows (NaN where NaN won one under
+        np.maximum; the zero-sign repair starts from it), else None."""
+        if self.g.ctype.kind != "f":
+            op = np.maximum
         if self.g.window is not None and not self.exact_first:
             return self._window_chunk(a, b)
         if self.g.direct and not self.exact_first:
-            return self._direct_chunk(a, b)
+            return self._direct_chunk(a, b, op)
         ws = _workspace(self, b - a)
         xs, root, start = self.x[a:b], self.root, self.offset + a * self.x.strides[0]
         if self.g.pre_offsets is not None:
-            xs, root, start = ws.pre_reduce(xs, self.g), ws.pre, 0
+            xs, root, start = ws.pre_reduce(xs, self.g, op), ws.pre, 0
         for dst, src, words in ws.fills:
             if words is not None:
                 narrow, wide, shape, strides, offset = words
@@ -341,7 +360,7 @@ class _Run:
         if red == "lp":
             _lp_powers(ws.buf, self.g.spec.p)
         for step in ws.passes:
-            step()
+            step(op)
         grid, out, low = ws.result, self.v[a:b], None
         if red == "max":
             if self.g.ctype.kind == "f" and not self.exact_first:
@@ -376,10 +395,10 @@ class _Run:
         np.rint(mean, out=mean)
         np.copyto(out, mean, casting="unsafe")
 
-    def _direct_chunk(self, a, b):
+    def _direct_chunk(self, a, b, op):
         """Straight from the input (direct.py), then the same last step as the phase path."""
         out = self.v[a:b]
-        _workspace(self, b - a, Direct).chunk(self.x[a:b, ..., 0], out[..., 0])
+        _workspace(self, b - a, Direct).chunk(self.x[a:b, ..., 0], out[..., 0], op)
         if self.g.ctype.kind == "f":
             low = out.min()
             if not low >= self.g.identity:
@@ -801,12 +820,11 @@ class _Workspace:
             self.code = lay.grid(code)
             self._index_tables(run.g, run.x.size, planes)
 
-    def pre_reduce(self, xs: np.ndarray, g: _Geometry) -> np.ndarray:
+    def pre_reduce(self, xs: np.ndarray, g: _Geometry, op) -> np.ndarray:
         """xs (a chunk) with its last axis reduced at every position: position i of a row holds the maximum of
         the window starting at i - pad_begin. Computed on the flat chunk, where a window near a row's end reads
         into the next row; the windows the phase buffer picks that reach the padding are then redone from their
         landing taps, a strided call each (no window is picked anywhere else such a read lands)."""
-        op = np.fmax if xs.dtype.kind == "f" else np.maximum
         shape = (-1, g.plans[-1].length, 1)         # (channels-first: the last axis of xs is q = 1)
         direct_reduce_axis(op, xs.reshape(-1), self.pre, xs.size, g.pre_offsets, shape, g.pre_edges, g.identity)
         return self.pre[:xs.size].reshape(xs.shape)
@@ -849,12 +867,14 @@ class _Workspace:
         res = np.full(lead * z + slack, run.g.identity, dtype=src.dtype)
         r2 = res[:lead * z].reshape(lead, z)
         vs = self._views(src, group, lead)
-        # NaN never wins (fmax skips it); a result below lowest is lifted to lowest at the very end
-        op = np.add if run.g.spec.reduction != "max" else np.fmax if src.dtype.kind == "f" else np.maximum
+        # a max by the chunk's op, its taps in the order that keeps the first of tied zeros (ties.py); a result
+        # below lowest is lifted to lowest at the very end
+        add = run.g.spec.reduction != "max"
+        vs = vs if add else first_wins(vs, src.dtype)
         identity = run.g.identity             # (closures keep no reference to the run and its arrays)
 
-        def step():                         # (no tap of these axes lands anywhere: every window is empty)
-            fold(op, vs, r2, identity)
+        def step(op):                       # (no tap of these axes lands anywhere: every window is empty)
+            fold(np.add if add else op, vs, r2, identity)
         self.passes.append(step)
         return res
 
@@ -868,7 +888,7 @@ class _Workspace:
         code, mark, eq = np.empty(z, dtype=cdt), np.empty(z, dtype=cdt), np.empty(z, dtype=bool)
         identity = run.g.identity
 
-        def step():
+        def step(op):
             code.fill(0)
             for t, v in enumerate(views):       # the earliest tap gets the largest code: max keeps it
                 np.equal(v, best, out=eq)
@@ -890,7 +910,7 @@ class _Workspace:
         filled, take = np.empty(z, dtype=bool), np.empty(z, dtype=bool)
         identity = run.g.identity
 
-        def step():
+        def step(op):
             res.fill(identity)
             filled.fill(False)
             code.fill(0)
