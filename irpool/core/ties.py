@@ -1,10 +1,11 @@
 """Which operand numpy's float maximum returns of a tie of -0.0 and +0.0, probed once per process and type.
 
 np.maximum(a, b) of -0.0 and +0.0 returns one of them, and which one is not numpy's contract: its float32 and
-float64 loops use the CPU's max instruction (x86's maxps and maxss return the second operand; Arm's fmax returns
-+0.0 whatever the order), its float16 loop compares in C and keeps the first. np.fmax differs within one call:
-its vector body keeps the second operand and its scalar tail the first (numpy 2.4 on x86: 5 of 6 elements of a
-6-element call take -0.0 from fmax(+0.0, -0.0)).
+float64 loops use the CPU's max instruction (x86's maxps and maxss return the second operand; Arm's FMAX orders
++0.0 above -0.0), its float16 loop compares in C and keeps the first (numpy 2.4 on x86). np.fmax differs within
+one call: its vector loop keeps the second operand and the elements it leaves to scalar code the first (numpy 2.4
+on x86, float32: fmax(+0.0, -0.0) over 6 elements gives +0.0 at the first and -0.0 at the others; over 17, -0.0
+but at the last).
 
 Where one operand wins in every loop, a max that combines a window's taps in the right order keeps the first
 zero tap of the window (the element the plugin's strictly-greater scan keeps) at no cost: the core then pools
