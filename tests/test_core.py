@@ -462,11 +462,12 @@ def test_max_of_tied_zeros_takes_the_first_zero_tap_as_the_reference(zeros, nans
     chunks that hold NaN pooled again and repaired; by the repair alone, whether few windows are such (repaired at
     their positions), most are and their first tap inside the input is a zero (one whole-array step, the few left
     at their positions) or is not (every tap over the whole output). Random specs with pads, dilations, ceil
-    rounding and channels-last, on float16, float32 and float64 inputs of -0.0, +0.0, negatives and NaN, against
-    the slow reference bit for bit. Ordered, the repair runs only on chunks with NaN."""
+    rounding and channels-last, on float16, float32 and float64 inputs of -0.0, +0.0, negatives and NaN, through
+    the phase buffer and direct.py, against the slow reference bit for bit. Ordered, the repair runs only on
+    chunks with NaN."""
     from irpool.core import ties
     rng = np.random.default_rng(int(zeros * 1000 + nans * 1e4))
-    repaired, real = [], POOL_MODULE._Run._zero_signs
+    repaired, real, direct = [], POOL_MODULE._Run._zero_signs, 0
 
     def counted(self, *args):
         repaired.append(self.g.window)
@@ -487,8 +488,15 @@ def test_max_of_tied_zeros_takes_the_first_zero_tap_as_the_reference(zeros, nans
             if want is None:
                 continue
             assert_same_bits(pool(x, spec, threads=1), want.astype(dtype))
+            release_workspaces()                # (and the geometries, which say which way a call goes)
+            with mock.patch.object(POOL_MODULE, "_use_direct", lambda plans: True), \
+                    mock.patch.object(POOL_MODULE, "DIRECT_BYTES", 0):     # (direct.py, where it takes the spec)
+                direct += POOL_MODULE._geometry(spec, x.shape, x.dtype, False).direct
+                assert_same_bits(pool(x, spec, threads=1), want.astype(dtype), "direct")
+            release_workspaces()
     # numpy's rule is the CPU's and numpy's (x86, numpy 2.4: the second operand in float32 and float64, the first
     # in float16; Arm's fmax keeps +0.0): where no rule holds, the repair runs whether ordered or not
+    assert direct >= 5, direct
     if ordered and nans == 0 and all(ties.keeps(t) for t in ("float16", "float32", "float64")):
         assert not [w for w in repaired if w is None], "the repair ran on chunks without NaN"
     else:

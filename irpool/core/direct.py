@@ -7,7 +7,7 @@ copy, the last axis read as wide words and cast down where its stride allows (la
 of a row a flat tap reads the neighbouring row (or plane): those positions are exactly the windows that reach
 the padding, and each one the pick takes is redone from its landing taps, one call over all the chunk's rows at
 that position (`edges`). When every stride is 1 and the output is as long as the input on every axis, the pick
-would copy everything: the last axis then writes the output itself.
+would copy everything: the last axis reduced (axis 0: they go last first) then writes the output itself.
 
 numpy runs contiguous calls at memory speed, while a call over a strided view with rows shorter than its buffer
 (8192 elements) goes through that buffer, about four times slower per element, and a strided copy pays for
@@ -84,7 +84,7 @@ class Direct:
         self.nbytes = sum(b.nbytes for b in self.bufs)
         # per reduced axis: (flat tap offsets, the (outer, length, inner) shape of a chunk, its edges)
         self.axes = []
-        for a in _reduced(g.plans):
+        for a in reversed(_reduced(g.plans)):  # last axis first: the first of tied zeros is row-major's (ties.py)
             p, inner = g.plans[a], math.prod(lengths[a + 1:])
             self.axes.append((offsets(p, inner), (planes * math.prod(lengths[:a]), p.length, inner), edges(p)))
         item = g.ctype.itemsize
