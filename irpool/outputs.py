@@ -9,6 +9,7 @@ import os
 import signal
 import stat
 import tempfile
+import threading
 import zipfile
 
 import numpy as np
@@ -93,13 +94,63 @@ def _signal_behind(e: BaseException):
     return None
 
 
+@contextlib.contextmanager
+def _signals_held():
+    """SIGINT, SIGTERM and SIGHUP wait meanwhile (noted, then handled as they would have been), but inside the
+    `released()` this yields. A signal inside a ZipFile's __init__ or a member's close leaves an object whose
+    __del__ prints a traceback at exit (seen in CI: 'ZipFile' object has no attribute '_writing'; and "Can't close
+    the ZIP file while there is an open writing handle"), so only the writing of the data is left open to them.
+    Python's handlers, not a signal mask: numpy's threads would take a signal the main thread blocks."""
+    if threading.current_thread() is not threading.main_thread():    # (handlers are the main thread's)
+        yield contextlib.nullcontext
+        return
+    old, pending = {}, []
+
+    def hold():
+        old.update((s, signal.signal(s, lambda signum, frame: pending.append((signum, frame))))
+                   for s in (signal.SIGINT,) + _SIGNALS)
+
+    def release():
+        for s, handler in old.items():
+            signal.signal(s, handler)
+        waiting = pending[:1]
+        pending.clear()
+        for signum, frame in waiting:
+            if callable(old[signum]):
+                old[signum](signum, frame)
+            elif old[signum] == signal.SIG_DFL:
+                os.kill(os.getpid(), signum)
+
+    @contextlib.contextmanager
+    def released():
+        release()
+        try:
+            yield
+        finally:
+            hold()
+    hold()
+    try:
+        yield released
+    finally:
+        release()
+
+
 def write_npz(path: str, arrays: dict) -> str:
-    """Write {name: array} as an .npz to `path` atomically; the file written (a symlink's target)."""
+    """Write {name: array} as an .npz to `path` atomically; the file written (a symlink's target). The ZipFile and
+    its members are made and closed with signals held (a signal anywhere leaves nothing half made or open)."""
     def write(f):
-        with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
-            for name, array in arrays.items():
-                with z.open(f"{name}.npy", "w", force_zip64=True) as member:
-                    np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
+        with _signals_held() as released:
+            z = zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True)
+            try:
+                for name, array in arrays.items():
+                    member = z.open(f"{name}.npy", "w", force_zip64=True)
+                    try:
+                        with released():
+                            np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
+                    finally:
+                        member.close()
+            finally:
+                z.close()
     return write_atomic(path, write, ".npz")
 
 

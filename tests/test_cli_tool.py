@@ -202,6 +202,40 @@ def test_a_signal_mid_write_leaves_no_temporary_file_and_the_old_file(tmp_path, 
     assert b"Traceback" not in p.stderr.read()
 
 
+_WRITER = """
+import os, signal, sys, tempfile
+signal.signal(signal.SIGINT, signal.default_int_handler)
+import numpy as np
+from irpool.outputs import write_npz
+folder = tempfile.mkdtemp()
+arrays = {"x": np.ones(1000, np.float32), "y": np.zeros(10, np.int64)}
+print("ready", flush=True)
+try:
+    while True:
+        write_npz(os.path.join(folder, "o.npz"), arrays)
+except KeyboardInterrupt:
+    for name in os.listdir(folder):
+        os.unlink(os.path.join(folder, name))
+    os.rmdir(folder)
+    sys.exit(130)
+"""
+
+
+@pytest.mark.slow
+def test_a_signal_anywhere_in_many_small_writes_leaves_no_traceback():
+    """A process writing small .npz files over and over, interrupted at a random moment, 300 times: the signal lands
+    anywhere in the writing (measured before the fix: 2 of 150 runs printed a ZipFile's traceback at exit, a
+    signal inside its __init__ or inside a member's close). Exit 130 and nothing on stderr every time."""
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        p = subprocess.Popen([sys.executable, "-c", _WRITER], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert p.stdout.readline() == b"ready\n"
+        time.sleep(rng.uniform(0, 0.01))
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+        assert p.returncode == 130 and err == b"", (p.returncode, err.decode()[-2000:])
+
+
 @pytest.mark.parametrize("stop", [KeyboardInterrupt(), SystemExit(143)])
 def test_a_signal_is_not_hidden_by_what_the_writer_raises_while_stopping(tmp_path, stop):
     """A signal that lands inside a ZipFile member's close makes the ZipFile's own close raise ValueError while
