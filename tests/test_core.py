@@ -495,7 +495,7 @@ def test_max_of_tied_zeros_takes_the_first_zero_tap_as_the_reference(zeros, nans
                 assert_same_bits(pool(x, spec, threads=1), want.astype(dtype), "direct")
             release_workspaces()
     # numpy's rule is the CPU's and numpy's (x86, numpy 2.4: the second operand in float32 and float64, the first
-    # in float16; Arm's fmax keeps +0.0): where no rule holds, the repair runs whether ordered or not
+    # in float16; numpy 1.22: none in float32 and float64): where no rule holds, the repair runs whether ordered or not
     assert direct >= 5, direct
     if ordered and nans == 0 and all(ties.keeps(t) for t in ("float16", "float32", "float64")):
         assert not [w for w in repaired if w is None], "the repair ran on chunks without NaN"
@@ -535,9 +535,9 @@ def test_nan_under_the_ordered_max_goes_to_fmax_and_the_repair(nans):
 
 def test_the_tie_probe_tells_one_operand_from_a_mix():
     """ties.rule, on ops whose rule is known: one that always returns its second operand is "second", its first
-    "first"; one whose vector body and scalar tail differ (numpy's fmax on x86: the last n % 16 elements take the
-    first) is None, and so is one that keeps +0.0 whatever the order (Arm's fmax instruction, by Arm's manual).
-    Integer types have no such tie."""
+    "first"; one whose vector loop and scalar tail differ (as numpy 2.4's fmax on x86, which leaves some elements
+    to scalar code that keeps the first) is None, and so is one that keeps +0.0 whatever the order (as Arm's FMAX,
+    which orders +0.0 above -0.0). Integer types have no such tie."""
     from irpool.core import ties
 
     def second(a, b, out):
