@@ -9,7 +9,6 @@ import os
 import signal
 import stat
 import tempfile
-import threading
 import zipfile
 
 import numpy as np
@@ -84,9 +83,10 @@ def write_atomic(path: str, write, suffix: str = "") -> str:
 
 
 def _signal_behind(e: BaseException):
-    """The KeyboardInterrupt or SystemExit (a signal, above) that `e` was raised while handling, if any: a signal
-    landing inside a ZipFile member's close leaves the ZipFile to refuse its own close with a ValueError, which
-    would otherwise hide the signal (exit 1 and a traceback, seen once in CI, instead of 128 + the signal)."""
+    """The KeyboardInterrupt or SystemExit (a signal, above) that `e` was raised while handling, if any: a writer
+    whose cleanup raises while a signal unwinds it would otherwise hide the signal (exit 1 and a traceback instead
+    of 128 + the signal; seen once in CI, a ZipFile refusing its close after a signal inside a member's close,
+    which write_npz now holds signals around)."""
     while e is not None:
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
             return e
@@ -100,10 +100,8 @@ def _signals_held():
     `released()` this yields. A signal inside a ZipFile's __init__ or a member's close leaves an object whose
     __del__ prints a traceback at exit (seen in CI: 'ZipFile' object has no attribute '_writing'; and "Can't close
     the ZIP file while there is an open writing handle"), so only the writing of the data is left open to them.
-    Python's handlers, not a signal mask: numpy's threads would take a signal the main thread blocks."""
-    if threading.current_thread() is not threading.main_thread():    # (handlers are the main thread's)
-        yield contextlib.nullcontext
-        return
+    Python's handlers, not a signal mask: numpy's threads would take a signal the main thread blocks. (Inside
+    write_atomic, whose _signals_raise already needs the main thread.)"""
     old, pending = {}, []
 
     def hold():
