@@ -1,8 +1,8 @@
 """irpool: validate and run the pooling layers of OpenVINO IR files; run ONNX pooling nodes on the same core."""
 from .errors import IRError
 from .core import PoolSpec, output_shape, pool
-from .frontend import check, load, run
-from .ir import Program, explain
+from .frontend import check, explain, load, run
+from .ir import Program
 from .report import Finding, Report
 
 __all__ = ["IRError", "Finding", "Report", "check", "explain", "run", "load", "Program", "PoolSpec", "output_shape", "pool"]

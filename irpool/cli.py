@@ -20,8 +20,8 @@ EXIT_CODES = """exit status:
 
 
 CONFIG = """configuration: [tool.irpool] in the nearest pyproject.toml (this folder or one above it):
-  ignore = ["unknown-attribute"]   strict = true   exclude = ["build", "*.tmp.xml"]
-  the command line's --ignore, --strict/--no-strict and --exclude win; --isolated reads none"""
+  ignore = ["unknown-attribute"]   strict = true   exclude = ["build", "*.tmp.xml"]   cpu = "avx2"
+  the command line's --ignore, --strict/--no-strict, --exclude and --cpu win; --isolated reads none"""
 
 
 def _check(args) -> int:
@@ -35,6 +35,7 @@ def _check(args) -> int:
         if args.ignore else cfg.get("ignore", set())
     strict = cfg.get("strict", False) if args.strict is None else args.strict
     exclude = args.exclude if args.exclude else cfg.get("exclude", [])
+    cpu = args.cpu if args.cpu is not None else cfg.get("cpu")
     base = os.path.dirname(cfg["file"]) if "file" in cfg else None
     items = expand(args.files, exclude, base)
     if not items:
@@ -51,8 +52,8 @@ def _check(args) -> int:
     out = sys.stderr if args.fix and items[0][1] == "-" else sys.stdout
     jobs = args.jobs or default_threads()
     shapes = _shapes(args)
-    stream = (_fixed(item, args, args.bin, shapes) for item in items) if fixing else \
-        check_all(items, args.max_bytes, jobs, args.bin, shapes)
+    stream = (_fixed(item, args, args.bin, shapes, cpu) for item in items) if fixing else \
+        check_all(items, args.max_bytes, jobs, args.bin, shapes, cpu)
     results, changed = [], False
     for done, result in enumerate(stream, 1):
         changed = changed or bool(result.fixed)
@@ -86,13 +87,13 @@ def _check(args) -> int:
     return status
 
 
-def _fixed(item, args, bin, shapes=None):  # noqa: A002
+def _fixed(item, args, bin, shapes=None, cpu=None):  # noqa: A002
     """check --fix / --diff of one item: written in place, to standard output (--fix -), or shown as a diff."""
     import difflib
 
     from .inputs import fix_one
     from .outputs import write_atomic
-    result, before, after = fix_one(item, args.max_bytes, bin, shapes)
+    result, before, after = fix_one(item, args.max_bytes, bin, shapes, cpu)
     if after is None or after == before:
         if args.fix and item[1] == "-" and before is not None:
             sys.stdout.buffer.write(before)
@@ -131,6 +132,14 @@ def _shapes(args) -> dict | None:
     return read_shapes(args.shape) if getattr(args, "shape", None) else None
 
 
+def _cpu(args) -> str | None:
+    """--cpu, else [tool.irpool] cpu (unless --isolated), else None (the host)."""
+    if args.cpu is not None:
+        return args.cpu
+    from . import config
+    return None if args.isolated else config.read(config.nearest()).get("cpu")
+
+
 def _source(name: str):
     return sys.stdin.buffer if name == "-" else name
 
@@ -146,7 +155,7 @@ def _run(args) -> int:
     if not inputs:
         raise IRError("give the inputs with -i NAME=file.npy (NAME: a Parameter's name; 0 for a bare layer or"
                       " --layer)")
-    program = load(_source(args.file), max_bytes=args.max_bytes, layer=args.layer, bin=args.bin)
+    program = load(_source(args.file), max_bytes=args.max_bytes, layer=args.layer, bin=args.bin, cpu=_cpu(args))
     if npy and len(program.output_names) != 1:
         raise IRError(f"-o {args.output}: a .npy holds one array, and this run gives {len(program.output_names)}"
                       f" ({', '.join(program.output_names)}): write them to an .npz")
@@ -161,6 +170,7 @@ def _run(args) -> int:
 
 def _explain(args) -> int:
     """Each layer printed as check reaches it: text blocks, or one JSON document streamed entry by entry."""
+    from .cpu import judging
     from .frontend import kind
     from .ir.explain import each_entry, render
     source = _source(args.file)
@@ -176,7 +186,8 @@ def _explain(args) -> int:
             print(render(e))
     if args.json:
         print(f'{{"irpool": {json.dumps(__version__)}, "layers": [')
-    count = each_entry(source, show, args.layer, max_bytes=args.max_bytes, bin=args.bin)
+    with judging(_cpu(args)):
+        count = each_entry(source, show, args.layer, max_bytes=args.max_bytes, bin=args.bin)
     if args.json:
         print("\n]}")
     elif not count:
@@ -208,6 +219,14 @@ def _codes(args) -> int:
     return 0
 
 
+def _tier(text: str) -> str:
+    from .cpu import choose
+    try:
+        return choose(text)
+    except IRError as e:
+        raise argparse.ArgumentTypeError(str(e).replace("--cpu ", "", 1)) from None
+
+
 def _size(text: str) -> int:
     units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
     t = text.strip().upper().rstrip("B")
@@ -233,6 +252,7 @@ def _jobs(text: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from .cpu import tiers
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
         prog="irpool", formatter_class=fmt,
@@ -324,6 +344,14 @@ def _parser() -> argparse.ArgumentParser:
     for name, p in sub.choices.items():
         if name == "codes":
             continue
+        p.add_argument("--cpu", type=_tier, default=None, metavar="TIER",
+                       help="the CPU OpenVINO's CPU plugin is judged for" + (" and whose rounding run follows"
+                       if name == "run" else "") + ": host (default: this machine, ONEDNN_MAX_CPU_ISA honoured),"
+                       " a tier (" + ", ".join(t.name for t in tiers()) + ")" + ("" if name == "run" else
+                       ", or all (every tier: a cpu-dependent warning names the tiers that refuse)") +
+                       "; default from [tool.irpool] cpu")
+        if name != "check":
+            p.add_argument("--isolated", action="store_true", help="read no pyproject.toml")
         p.add_argument("--max-bytes", type=_size, default=MAX_BYTES, metavar="N",
                        help="refuse a file larger than N bytes (suffixes K, M, G; default 1G)")
     return parser

@@ -1,4 +1,4 @@
-"""[tool.irpool] of the nearest pyproject.toml, from the current folder upward: ignore, strict, exclude.
+"""[tool.irpool] of the nearest pyproject.toml, from the current folder upward: ignore, strict, exclude, cpu.
 The command line wins over it; a file that is not TOML, or keys of the wrong kind, stop the run (exit 2)."""
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import os
 import sys
 
 from .codes import known
+from .cpu import choose
 from .errors import IRError
 
 if sys.version_info >= (3, 11):
@@ -13,7 +14,8 @@ if sys.version_info >= (3, 11):
 else:                                   # pragma: no cover (Python 3.9/3.10)
     import tomli as tomllib
 
-KEYS = {"ignore": "a list of finding codes", "strict": "true or false", "exclude": "a list of globs"}
+KEYS = {"ignore": "a list of finding codes", "strict": "true or false", "exclude": "a list of globs",
+        "cpu": "a CPU tier: host, all, or a tier's name"}
 
 
 def nearest(start: str | None = None) -> str | None:
@@ -49,10 +51,15 @@ def read(path: str | None) -> dict:
     for key, value in table.items():
         if key not in KEYS:
             raise IRError(f"{where}: unknown key {key!r}; the keys are {', '.join(KEYS)}")
-        ok = isinstance(value, bool) if key == "strict" else \
+        ok = isinstance(value, bool) if key == "strict" else isinstance(value, str) if key == "cpu" else \
             isinstance(value, list) and all(isinstance(v, str) for v in value)
         if not ok:
             raise IRError(f"{where}: {key} must be {KEYS[key]}, not {value!r}")
     out = dict(file=path, strict=table.get("strict", False), exclude=list(table.get("exclude", [])))
     out["ignore"] = known(table.get("ignore", []), f"{where} ignore")
+    if "cpu" in table:
+        try:
+            out["cpu"] = choose(table["cpu"])
+        except IRError as e:
+            raise IRError(f"{where}: cpu: {e.reason}") from None
     return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from . import cpu as cpu_tiers
 from .errors import IRError
 
 MAX_BYTES = 1 << 30
@@ -24,8 +25,17 @@ def kind(source) -> str:
     return "ir"
 
 
-def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None, shapes=None, file=None):  # noqa: A002
-    """irpool.check on either front end. `shapes` ({input name: dims}, --shape) is the ONNX front end's."""
+def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None, shapes=None, file=None,  # noqa: A002
+          cpu: str | None = None):
+    """irpool.check on either front end. `shapes` ({input name: dims}, --shape) is the ONNX front end's.
+    `cpu`: the CPU tier OpenVINO's verdicts are judged for: "host" (default: this machine, with
+    ONEDNN_MAX_CPU_ISA as the plugin takes it), a tier's name ("avx2", "avx512-bf16", "amx", ...: irpool.cpu),
+    or "all" (a cpu-dependent warning names the tiers that refuse a layer)."""
+    with cpu_tiers.judging(cpu):
+        return _check(source, max_bytes, explain, bin, shapes, file)
+
+
+def _check(source, max_bytes, explain, bin, shapes, file):  # noqa: A002
     if kind(source) == "onnx":
         from .onnx.check import check as onnx_check
         return onnx_check(source, max_bytes=max_bytes, shapes=shapes, file=file)
@@ -35,16 +45,32 @@ def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None, shapes
     return ir_check(source, max_bytes=max_bytes, explain=explain, bin=bin)
 
 
-def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None, bin=None):  # noqa: A002
-    """irpool.load on either front end: an IR Program, or one node of an .onnx model (layer= its name)."""
+def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None, bin=None,  # noqa: A002
+         cpu: str | None = None):
+    """irpool.load on either front end: an IR Program, or one node of an .onnx model (layer= its name).
+    `cpu`: the CPU tier whose verdicts and rounding an IR program follows ("host" by default; not "all")."""
     if kind(source) == "onnx":
         from .onnx.program import load as onnx_load
         return onnx_load(source, layer=layer, max_bytes=max_bytes)
+    if cpu_tiers.choose(cpu) == cpu_tiers.ALL:
+        raise IRError("--cpu all: run computes for one CPU tier; name it (host, or a tier)")
     from .ir.run import load as ir_load
-    return ir_load(source, max_bytes=max_bytes, layer=layer, bin=bin)
+    with cpu_tiers.judging(cpu):
+        return ir_load(source, max_bytes=max_bytes, layer=layer, bin=bin)
 
 
 def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = None, layer: str | None = None,
-        bin=None) -> dict:  # noqa: A002
+        bin=None, cpu: str | None = None) -> dict:  # noqa: A002
     """irpool.run on either front end: load(...).run(inputs, threads)."""
-    return load(source, max_bytes=max_bytes, layer=layer, bin=bin).run(inputs, threads)
+    return load(source, max_bytes=max_bytes, layer=layer, bin=bin, cpu=cpu).run(inputs, threads)
+
+
+def explain(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin=None, shapes=None,  # noqa: A002
+            cpu: str | None = None) -> str:
+    """irpool.explain on either front end: a text block per pooling layer (node), as `irpool explain` prints."""
+    if kind(source) == "onnx":
+        from .onnx.explain import entries, render
+        return "\n".join(render(e) for e in entries(source, layer, max_bytes=max_bytes, shapes_given=shapes))
+    from .ir.explain import explain as ir_explain
+    with cpu_tiers.judging(cpu):
+        return ir_explain(source, layer, max_bytes=max_bytes, bin=bin)

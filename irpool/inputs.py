@@ -10,6 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
+from .cpu import judging
 from .errors import IRError
 from .formats import FileResult
 
@@ -44,14 +45,14 @@ def _excluded(path: str, globs, base: str) -> bool:
                for g in (g.rstrip("/") for g in globs))
 
 
-def check_one(item, max_bytes: int, bin=None, shapes=None) -> FileResult:  # noqa: A002
+def check_one(item, max_bytes: int, bin=None, shapes=None, cpu=None) -> FileResult:  # noqa: A002
     """irpool.check of one item as a FileResult: XML that is not IR, found in a folder, is skipped, and so
-    is an .onnx model there when the onnx extra is missing."""
+    is an .onnx model there when the onnx extra is missing. `cpu`: --cpu (irpool.cpu)."""
     from .frontend import check
     name, source, found = item
     try:
         report = check(sys.stdin.buffer if source == STDIN else source, max_bytes=max_bytes, bin=bin,
-                       shapes=shapes, file=name)
+                       shapes=shapes, file=name, cpu=cpu)
     except IRError as e:
         return _refused(item, e)
     return _result(name, report)
@@ -70,7 +71,7 @@ def _result(name: str, report, fixed=()) -> FileResult:
                       pooling_kinds=report.kinds, fixed=list(fixed))
 
 
-def fix_one(item, max_bytes: int, bin=None, shapes=None) -> tuple:  # noqa: A002
+def fix_one(item, max_bytes: int, bin=None, shapes=None, cpu=None) -> tuple:  # noqa: A002
     """check --fix of one item: (FileResult of the fixed document, with what was fixed; the bytes as read;
     the bytes fixed). Nothing is written here. A file that cannot be read gives (FileResult, None, None)."""
     from .frontend import kind
@@ -86,7 +87,8 @@ def fix_one(item, max_bytes: int, bin=None, shapes=None) -> tuple:  # noqa: A002
         if shapes:
             raise IRError("--shape is for .onnx models: an IR file's Parameters declare their shapes")
         weights = None if source == STDIN else bin_path(bin, source)
-        fixed, done, report = fix(data, file=name, bin=weights, max_bytes=max_bytes)
+        with judging(cpu):
+            fixed, done, report = fix(data, file=name, bin=weights, max_bytes=max_bytes)
     except IRError as e:
         return _refused(item, e), None, None
     return _result(name, report, done), data, fixed
@@ -106,7 +108,7 @@ def _read_bytes(source, max_bytes: int) -> bytes:
     return data
 
 
-def check_all(items, max_bytes: int, jobs: int, bin=None, shapes=None):  # noqa: A002
+def check_all(items, max_bytes: int, jobs: int, bin=None, shapes=None, cpu=None):  # noqa: A002
     """FileResults in the order of `items`, on `jobs` processes (standard input on this one). `bin`: the
     weights file of a single item.
 
@@ -116,19 +118,19 @@ def check_all(items, max_bytes: int, jobs: int, bin=None, shapes=None):  # noqa:
     this one."""
     jobs = min(jobs, len(items))
     if jobs <= 1 or not _worth_processes(items):
-        yield from (check_one(item, max_bytes, bin, shapes) for item in items)
+        yield from (check_one(item, max_bytes, bin, shapes, cpu) for item in items)
         return
     size = max(1, min(64, len(items) // (jobs * 8)))
     batches = [items[i:i + size] for i in range(0, len(items), size)]
     with ProcessPoolExecutor(jobs) as pool:
         futures = [None if any(item[1] == STDIN for item in batch) else
-                   pool.submit(_check_batch, batch, max_bytes, shapes) for batch in batches]
+                   pool.submit(_check_batch, batch, max_bytes, shapes, cpu) for batch in batches]
         for batch, future in zip(batches, futures):
-            yield from _check_batch(batch, max_bytes, shapes) if future is None else future.result()
+            yield from _check_batch(batch, max_bytes, shapes, cpu) if future is None else future.result()
 
 
-def _check_batch(batch, max_bytes: int, shapes=None) -> list:
-    return [check_one(item, max_bytes, shapes=shapes) for item in batch]
+def _check_batch(batch, max_bytes: int, shapes=None, cpu=None) -> list:
+    return [check_one(item, max_bytes, shapes=shapes, cpu=cpu) for item in batch]
 
 
 # what checking costs on one process, roughly (measured: about 0.3 ms a small file, 20 MB/s), and what

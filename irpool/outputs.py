@@ -60,21 +60,25 @@ def _signals_raise():
 
 def write_atomic(path: str, write, suffix: str = "") -> str:
     """Call write(binary file) on a temporary file beside `path`, then rename it over `path`: the file
-    written (a symlink's target). The mode of an existing file is kept."""
+    written (a symlink's target). The mode of an existing file is kept. Signals wait while the temporary file
+    is made and while it is removed (a SIGTERM between mkstemp's creating it and `tmp` naming it left it behind:
+    seen in CI under load), and are taken only while the data is written and renamed."""
     real = target(path)
     mode = _mode(real)
-    tmp = None
-    with _signals_raise():
+    with _signals_raise(), _signals_held() as released:
+        fd, tmp = tempfile.mkstemp(prefix=".irpool-", suffix=suffix, dir=os.path.dirname(os.path.abspath(real)))
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".irpool-", suffix=suffix, dir=os.path.dirname(os.path.abspath(real)))
-            with os.fdopen(fd, "wb") as f:
-                write(f)
-            os.chmod(tmp, mode)
-            os.replace(tmp, real)
+            with released():
+                with os.fdopen(fd, "wb") as f:
+                    fd = None
+                    write(f)
+                os.chmod(tmp, mode)
+                os.replace(tmp, real)
         except BaseException as e:
-            if tmp is not None:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp)
+            if fd is not None:
+                os.close(fd)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
             stop = _signal_behind(e)
             if stop is not None and stop is not e:
                 raise stop from None

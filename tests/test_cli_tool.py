@@ -236,6 +236,36 @@ def test_a_signal_anywhere_in_many_small_writes_leaves_no_traceback():
         assert p.returncode == 130 and err == b"", (p.returncode, err.decode()[-2000:])
 
 
+_LANDS = """
+import os, signal, sys, tempfile
+signal.signal(signal.SIGINT, signal.default_int_handler)
+real = tempfile.mkstemp
+def mkstemp(*args, **kwargs):          # the file made, and the signal in before mkstemp returns its name
+    made = real(*args, **kwargs)
+    os.kill(os.getpid(), getattr(signal, sys.argv[2]))
+    return made
+tempfile.mkstemp = mkstemp
+import numpy as np
+from irpool.outputs import write_npz
+try:
+    write_npz(sys.argv[1], {"x": np.ones(10, np.float32)})
+except KeyboardInterrupt:
+    sys.exit(130)
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_a_signal_as_the_temporary_file_is_made_leaves_nothing(tmp_path, sig):
+    """The window CI hit under load (a .irpool-*.npz left beside the output after SIGTERM): a signal between
+    mkstemp's creating the file and its name reaching the cleanup. Shown here by a signal sent from inside
+    mkstemp (before the fix, the file stayed). The write stops with the signal, nothing left, the old file kept."""
+    target = tmp_path / "out.npz"
+    target.write_bytes(b"old")
+    r = subprocess.run([sys.executable, "-c", _LANDS, str(target), sig], capture_output=True, text=True, timeout=120)
+    assert r.returncode == (130 if sig == "SIGINT" else 128 + signal.SIGTERM), (r.returncode, r.stderr[-2000:])
+    assert not list(tmp_path.glob(".irpool-*")) and target.read_bytes() == b"old"
+
+
 @pytest.mark.parametrize("stop", [KeyboardInterrupt(), SystemExit(143)])
 def test_a_signal_is_not_hidden_by_what_the_writer_raises_while_stopping(tmp_path, stop):
     """A signal that lands inside a ZipFile member's close makes the ZipFile's own close raise ValueError while

@@ -2,10 +2,10 @@
 
 Facts of every machine: OpenVINO takes a Parameter's element_type, not its port's precision; a pool on f32
 compiles. Facts of the CPUs measured (schemas/openvino.json "machines": AMD EPYC family 25 model 17, and
-family 26 model 2 from issue 32), asserted only there: a pool on nf4, u2 or f4e2m1 with more than one
-channel compiles when only Reduce ops or pools take its output, or (f4e2m1) when C is a multiple of 16 (the
-plugin pools in f32 in nChw16c, AVX-512's block), of 8 when a dilation is above 1 (nChw8c); with one channel
-nothing compiles on those types or on f8.
+family 26 model 2 from issue 32, at every tier ONEDNN_MAX_CPU_ISA shows), asserted only there: a pool on nf4,
+u2 or f4e2m1 with more than one channel compiles when only Reduce ops or pools take its output, or (f4e2m1)
+when C is a multiple of 16 from the avx512 tier up (the plugin pools in f32 in nChw16c, AVX-512's block), of 8
+below it and when a dilation is above 1 (nChw8c); with one channel nothing compiles on those types or on f8.
 On any other CPU the test prints where it differs, for schemas/openvino.json, and asserts only the former.
 """
 from __future__ import annotations
@@ -104,7 +104,7 @@ def test_pool_types_follow_channels_and_consumers(tmp_path):
     cpu, wrong = measured_cpu(), []
     for case, path, result in zip(CASES, paths, compiled):
         codes = {f.code for f in irpool.check(path).findings}
-        assert codes <= {"bad-precision", "cpu-dependent"}, (case, codes)
+        assert codes <= {"bad-precision", "cpu-dependent", "cpu-tier"}, (case, codes)
         if case[0] == "f32":
             assert result == "ok" and not codes, (case, result, codes)
         if "cpu-dependent" in codes:
@@ -159,21 +159,45 @@ def test_openvino_takes_the_parameters_element_type(element_type, precision, poo
         assert (result == "ok") == compiles, result
 
 
-def test_verdicts_name_the_cpus_seen_each_way():
-    """An error names the CPUs that refused; a warning those that refused and those that compiled."""
+def test_verdicts_name_the_cpu_tiers_seen_each_way():
+    """Judged for one tier: the tier's measured verdict (an error naming it where it refuses); a tier never
+    measured: a warning where another compiles the case, an error naming the tiers tried where none does. For
+    every tier (all): a cpu-dependent warning naming the tiers each way."""
     from types import SimpleNamespace
 
+    from irpool import cpu
     from irpool.ir.elements import element_type
-    from irpool.opdefs import load
-    machines = load("openvino")["machines"]
     pl = SimpleNamespace(op="MaxPool-8", spec=SimpleNamespace(dilations=(1, 1)))
-    code, why = type_refusal(pl, element_type("f8e4m3"), channels=1)
-    assert code == "cpu-dependent"
-    assert machines["amd-epyc-zen4"]["cpu"] in why and machines["intel-xeon-amx"]["cpu"] in why
-    code, why = type_refusal(pl, element_type("nf4"), channels=1)
-    assert code == "bad-precision" and machines["amd-epyc-zen5"]["cpu"] in why
-    code, why = type_refusal(pl, element_type("f4e2m1"), channels=17, consumers=["Result"])
-    assert code == "bad-precision" and "17 channels" in why and machines["amd-epyc-zen4"]["cpu"] in why
-    assert type_refusal(pl, element_type("f4e2m1"), channels=48, consumers=["Result"]) is None
-    assert type_refusal(pl, element_type("u2"), channels=5, consumers=["ReduceMax", "MaxPool"]) is None
-    assert type_refusal(pl, element_type("u2"), channels=5, static=False) is None      # a dynamic dim: compiled
+    f8, nf4, f4 = element_type("f8e4m3"), element_type("nf4"), element_type("f4e2m1")
+    with cpu.judging("all"):
+        code, why = type_refusal(pl, f8, channels=1)
+        assert code == "cpu-dependent" and "refused on CPU tiers sse41 to avx2-vnni, avx512 to avx512-bf16" in why
+        assert "compiles on amx" in why and "not measured on avx2-vnni-2, avx512-fp16, amx-fp16" in why
+        code, why = type_refusal(pl, nf4, channels=1)
+        assert code == "bad-precision" and "sse41 to avx2-vnni, avx512 to avx512-bf16" in why
+        code, why = type_refusal(pl, f4, channels=8, consumers=["Result"])      # blocks of 16 from avx512 up
+        assert code == "cpu-dependent" and "refused on CPU tiers avx512 to amx-fp16" in why
+        assert "compiles on sse41 to avx2-vnni-2" in why
+        code, why = type_refusal(pl, element_type("bf16"), indices_used=True)
+        assert code == "cpu-dependent" and "refused on CPU tiers avx2-vnni-2 to amx-fp16" in why
+    with cpu.judging("avx512-bf16"):
+        assert type_refusal(pl, f8, channels=1)[0] == "bad-precision"
+        assert type_refusal(pl, f4, channels=8, consumers=["Result"])[0] == "bad-precision"
+        code, why = type_refusal(pl, f4, channels=17, consumers=["Result"])
+        assert code == "bad-precision" and "17 channels" in why and "16-channel blocks" in why
+        assert type_refusal(pl, f4, channels=48, consumers=["Result"]) is None
+        assert type_refusal(pl, element_type("u2"), channels=5, consumers=["ReduceMax", "MaxPool"]) is None
+        assert type_refusal(pl, element_type("u2"), channels=5, static=False) is None      # dynamic: compiled
+    with cpu.judging("amx"):                             # compiles there: a note names where it does not
+        code, why = type_refusal(pl, f8, channels=1)
+        assert code == "cpu-tier" and "refused on sse41 to avx2-vnni, avx512 to avx512-bf16" in why
+    with cpu.judging("avx512-fp16"):                     # never measured: amx compiles it, so a warning
+        code, why = type_refusal(pl, f8, channels=1)
+        assert code == "cpu-dependent" and "not measured on avx512-fp16" in why
+        code, why = type_refusal(pl, nf4, channels=1)
+        assert code == "bad-precision" and "on every CPU tier measured" in why
+    with cpu.judging("avx2"):
+        code, why = type_refusal(pl, f4, channels=8, consumers=["Result"])
+        assert code == "cpu-tier" and "avx512 to amx-fp16" in why
+        code, why = type_refusal(pl, element_type("bf16"), indices_used=True)
+        assert code == "cpu-tier" and "compiles on CPU tier avx2" in why

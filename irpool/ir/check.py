@@ -69,7 +69,7 @@ class _Net:
         self.loose = []         # (message, line, who, consumer row) of edges with a missing end, judged in finish()
         self.bad_dims = set()   # signature numbers whose <dim>s odd_dims judged, to judge again at each layer
         self.build_time = []    # indices of findings that OpenVINO makes only if its reader builds their layer
-        self.unless_used = {}   # (layer id, port id) -> (message, line, layer): a crash unless that output is used
+        self.unless_used = {}   # (layer id, port id) -> (code, message, line, layer): refused unless that output is used
         self.in_type = None     # the element type a waiting layer's producer gives it, while it is checked
         self.last_type = None   # the input element type the layer checked last was judged on
         self.out_types = {}     # (waiting layer id, port id) -> the element type it gives
@@ -85,7 +85,7 @@ class _Net:
         self.waiting = {}       # pooling layer id -> Layer whose declared input has a dynamic dim
         self.feeds = {}         # (layer id, input port id) -> (layer id, output port id), for waiting layers
         self.outputs = {}       # (layer id, port id) -> dims (None: dynamic rank) where the ports do not say it
-        self.index_ports = {}   # (layer id, port id) -> why OpenVINO refuses the layer if this output is used
+        self.index_ports = {}   # (layer id, port id) -> (code, why) OpenVINO refuses the layer if this output is used
         self.types = TypeVerdicts()  # element-type verdicts that wait for the edges (eltypes.py)
         self.last_record = None  # explain: what the layer read last recorded
         self.consts = {}        # Const layer id -> Const (its <data>), for the shape inputs of the pooling family
@@ -437,17 +437,24 @@ class _Net:
             refusal = None if self.types.pool(pl, et, x_dims, x.line, layer) else type_refusal(
                 pl, et, channels=x_dims[1] if x_dims else None,
                 static=x_dims is not None and all(isinstance(d, int) for d in x_dims))
-            if refusal:
+            two = pl.outputs == 2 and len(layer.outputs) == 2
+            if refusal and two and refusal != type_refusal(pl, et, indices_used=True, channels=x_dims[1] if x_dims
+                                                            else None):
+                if (layer.id, layer.outputs[1].id) not in self.read_from_waiting:    # (bf16 below AVX-512)
+                    self.unless_used[(layer.id, layer.outputs[1].id)] = (*refusal, x.line, layer)
+                    self.index_ports.setdefault((layer.id, layer.outputs[1].id), None)
+                refusal = None
+            elif refusal:
                 code, why = refusal
                 self.finding(code, why, x.line, layer)
-            if (not refusal or refusal[0] != "bad-precision") and pl.outputs == 2 and len(layer.outputs) == 2:
+            if (not refusal or refusal[0] != "bad-precision") and two:
                 refusal = type_refusal(pl, et, indices_used=True)
                 used = (layer.id, layer.outputs[1].id) in self.read_from_waiting
-                if refusal and refusal[0] == "bad-precision" and used:
-                    self.finding("bad-precision", f"{refusal[1]} (an edge uses its output port {layer.outputs[1].id})",
+                if refusal and refusal != type_refusal(pl, et) and used:
+                    self.finding(refusal[0], f"{refusal[1]} (an edge uses its output port {layer.outputs[1].id})",
                                  layer.outputs[1].line, layer)            # (a waiting layer: its edges are read)
-                elif refusal and refusal[0] == "bad-precision":
-                    self.index_ports[(layer.id, layer.outputs[1].id)] = refusal[1]
+                elif refusal and refusal != type_refusal(pl, et):
+                    self.index_ports[(layer.id, layer.outputs[1].id)] = refusal   # (code, why): said if used
         if len(layer.outputs) > pl.outputs and self.doc.ir_version != "10":     # (fewer: OpenVINO reads them)
             self.finding("bad-structure", f"{pl.op} has {pl.outputs} output port(s), the layer declares"
                          f" {len(layer.outputs)}: read_model refuses the file (\"node index is out of range\")",
@@ -455,8 +462,9 @@ class _Net:
         port = layer.outputs[1].id if len(layer.outputs) > 1 else None
         if pl.crashes_unless_indices_used and (layer.id, port) not in self.read_from_waiting:
             self.unless_used[(layer.id, port)] = (
-                f"{pl.op} with rounding_type ceil_torch and no dilations: OpenVINO 2026.4.1 reads it, and crashes"
-                " compiling it (a segmentation fault) when its indices output is not used", layer.data_line, layer)
+                "bad-attribute", f"{pl.op} with rounding_type ceil_torch and no dilations: OpenVINO 2026.4.1 reads"
+                " it, and crashes compiling it (a segmentation fault) when its indices output is not used",
+                layer.data_line, layer)
             self.index_ports.setdefault((layer.id, port), None)   # (so that the edges from it are looked at)
         if x_dims is None:                               # dynamic rank in: rank k + 2 out, every dim dynamic
             plans, computed = None, [DYNAMIC] * (pl.spec.ndim + 2)
@@ -670,7 +678,7 @@ class _Net:
             self.read_from_waiting.add((fl, fp))
         if why:
             src = self.info(fl)
-            self.finding("bad-precision", f"{why} (edge {fl}:{fp} -> {tl}:{tp} uses it)", line,
+            self.finding(why[0], f"{why[1]} (edge {fl}:{fp} -> {tl}:{tp} uses it)", line,
                          el={"id": fl, "name": src and src[0], "type": src and src[1]})
         problem = self.edge_problem(fl, fp, tl, tp)
         if problem and tl in self.wait and " joins dims " in problem:
@@ -805,9 +813,9 @@ class _Net:
         start = len(self.report.findings)
         self.types.finish(self)                             # (element types that wait for the edges: eltypes.py)
         self.build_time.extend(range(start, len(self.report.findings)))
-        for message, line, layer in self.unless_used.values():
+        for code, message, line, layer in self.unless_used.values():
             self.build_time.append(len(self.report.findings))
-            self.finding("bad-attribute", message, line, layer)
+            self.finding(code, message, line, layer)
         if self.doc.is_snippet:
             for message, line, el, _ in self.loose:
                 self.finding("edge-mismatch", message, line, el=el)

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .. import cpu
 from ..dtypes import dtype_named
 from ..opdefs import load
 
@@ -36,7 +37,13 @@ class ElementType:
         return x if x.dtype.name == self.compute else x.astype(self.compute)
 
     def from_compute(self, y: np.ndarray) -> np.ndarray:
+        """Back from the compute type, as the plugin converts on the CPU tier run for (irpool.cpu): bf16
+        pooled as f32 below the tiers where it is native is rounded by the plugin's emulation, not to even."""
         dtype = self.dtype()
+        if self.name == "bf16" and y.dtype == np.float32:
+            tier = cpu.for_run()
+            if tier is not None and not tier.native("bf16") and tier.bf16_emulated:
+                return cpu.round_bf16(y).view(dtype)
         y = y if y.dtype == dtype else y.astype(dtype)   # integers wrap, sign-extending from int32
         if self.saturate:
             np.clip(y, -_F32_MAX, _F32_MAX, out=y)

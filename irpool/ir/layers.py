@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
+from .. import cpu
 from ..core import PoolSpec
 from ..core.spec import MAX_DIM
 from ..errors import IRError
@@ -210,12 +212,29 @@ def check_dims(pl: PoolLayer, dims, file: str | None) -> None:
 
 
 def type_refusal(pl: PoolLayer, et, indices_used: bool = False, channels=None, static: bool = True,
-                 consumers=None) -> tuple[str, str] | None:
-    """What OpenVINO's CPU plugin does with this layer on input element type `et`, as (code, reason): a
-    `bad-precision` error where every CPU measured refuses it, a `cpu-dependent` warning where the CPUs measured
-    differ (schemas/openvino.json names them); None where it compiles on every CPU measured. `channels`: the
-    input's C when known; `static`: every input dim is known; `consumers`: the layer types that take the data
-    output (None: not known yet, judged as a Result takes it; see layout_dependent)."""
+                 consumers=None, hint_f32: bool = False) -> tuple[str, str] | None:
+    """What OpenVINO's CPU plugin does with this layer on input element type `et`, as (code, reason), for the
+    CPU tier or tiers irpool.cpu judges for: a `bad-precision` error where the plugin refuses it, a
+    `cpu-dependent` warning or `cpu-tier` note where tiers differ (irpool.cpu.judge); None where it compiles.
+    `channels`: the input's C when known; `static`: every input dim is known; `consumers`: the layer types
+    that take the data output (None: not known yet, judged as a Result takes it; see layout_dependent).
+    `hint_f32`: compiled with INFERENCE_PRECISION_HINT=f32, as run computes (default: compile_model's default)."""
+    return cpu.judge(lambda tier: _type_refusal_on(tier, pl, et, indices_used, channels, static, consumers,
+                                                   hint_f32), et.name in _tier_types())
+
+
+def _type_refusal_on(tier, pl, et, indices_used, channels, static, consumers, hint_f32=False):
+    """type_refusal on one tier. Below the tiers where bf16 (f16) is native the plugin pools the layer as f32
+    (schemas/openvino.json cpu_tiers "native"), so the f32 rules hold there, but for the pools it keeps in bf16
+    and has no kernel for ("no_kernel_where_not_native")."""
+    if not tier.native(et.name):
+        rule = load("openvino")["cpu_tiers"]["no_kernel_where_not_native"]
+        if et.name in rule["types"] and pl.op in rule["ops"] and not indices_used and not hint_f32:
+            return "bad-precision", (f"OpenVINO's CPU plugin has no {et.name} kernel for {pl.op} on a CPU that does"
+                                     f" not pool {et.name} natively: compile_model refuses it (\"Supported primitive"
+                                     " descriptors list is empty\") unless INFERENCE_PRECISION_HINT is f32"
+                                     + (" or its indices output is used" if getattr(pl, "outputs", 1) == 2 else ""))
+        et = element_type("f32")
     op = load("openvino")["ops"][pl.op]
     dilated = any(d > 1 for d in pl.spec.dilations)
     for rule in op.get("cpu_dependent", ()):
@@ -223,39 +242,51 @@ def type_refusal(pl: PoolLayer, et, indices_used: bool = False, channels=None, s
             if indices_used and et.name in op.get("not_with_indices", ()):
                 break                                   # refused everywhere all the same
             what = f"{pl.op} on {et.name}{_condition(rule['when'])}"
-            return _measured(rule, f"OpenVINO's CPU plugin does not compile {what} ({rule['why']})",
-                             f"OpenVINO's CPU plugin compiles {what} only where the CPU has a kernel for it"
-                             f" ({rule['why']})")
+            return cpu.measured(rule, tier, f"OpenVINO's CPU plugin does not compile {what} ({rule['why']})",
+                                f"OpenVINO's CPU plugin compiles {what} only where the CPU has a kernel for it"
+                                f" ({rule['why']})")
     if indices_used and et.name in op.get("not_with_indices", ()):
         return "bad-precision", (f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} when its indices"
-                                 f" output is used, on any CPU (its reference implementation has no {et.name})")
+                                 f" output is used (its reference implementation has no {et.name})")
     layout = load("openvino")["type_layout"]
     if et.name in layout["types"]:
-        if not static or channels == 1 or not _layout_refuses(et.name, channels, consumers, dilated):
+        if not static or channels == 1 or not _layout_refuses(et.name, channels, consumers, dilated, tier):
             return None
         took = ", ".join(sorted(set(consumers))) if consumers else "a Result (its consumers not known yet)"
-        block = _block(et.name, dilated)
+        block = _block(et.name, dilated, tier)
         dense = f", or its channels filled the {block}-channel blocks" if block else ""
         what = (f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} with {channels} channels when {took}"
                 f" takes its output: it pools in f32 in a blocked layout and has no reorder back to {et.name} (it"
                 f" compiles if only {'/'.join(layout['f32_consumers'])} or pools take the output{dense})")
-        return _measured(layout, what, what)
+        return cpu.measured(layout, tier, what, what)
     if et.name not in op["input_types"]:
         return "bad-precision", (f"OpenVINO's CPU plugin does not compile {pl.op} on {et.name} on any CPU"
                                  f" (it takes {', '.join(op['input_types'])})")
     return None
 
 
+@lru_cache(maxsize=None)
+def _tier_types() -> frozenset:
+    """The element types some rule judges differently by CPU tier (the rest are judged once)."""
+    d = load("openvino")
+    out = set(d["cpu_tiers"]["native"]) | set(d["type_layout"]["types"]) | set(d["empty_window"]["types"])
+    for op in d["ops"].values():
+        for rule in op.get("cpu_dependent", ()):
+            out |= set(rule["types"])
+    return frozenset(out)
+
+
 def empty_window_refusal(pl: PoolLayer, et, dims, plans) -> tuple[str, str] | None:
     """(code, reason) where the CPU plugin has no kernel for an AvgPool on `et` with one channel, exclude-pad
-    false and a window wholly in the padding (schemas/openvino.json "empty_window", with the CPUs measured)."""
+    false and a window wholly in the padding (schemas/openvino.json "empty_window", with the tiers measured)."""
     rule = load("openvino")["empty_window"]
     if et is None or et.name not in rule["types"] or pl.spec.reduction != "avg" or pl.spec.count == "exclude_pad" \
             or dims is None or dims[1] != 1 or not any(_empty_window(p) for p in plans):
         return None
     what = f"{pl.op} on {et.name} with one channel and exclude-pad false where a window lies entirely in the padding"
-    return _measured(rule, f"OpenVINO's CPU plugin does not compile {what} ({rule['why']})",
-                     f"OpenVINO's CPU plugin compiles {what} only where the CPU has a kernel for it ({rule['why']})")
+    return cpu.judge(lambda tier: cpu.measured(
+        rule, tier, f"OpenVINO's CPU plugin does not compile {what} ({rule['why']})",
+        f"OpenVINO's CPU plugin compiles {what} only where the CPU has a kernel for it ({rule['why']})"))
 
 
 def _empty_window(p) -> bool:
@@ -275,15 +306,23 @@ def layout_dependent(et, dims, dilated: bool = False) -> bool:
                                                                                       dilated)
 
 
-def _block(name: str, dilated: bool) -> int | None:
-    """The channel block f32 is pooled in, where the type reorders from it unpadded (schemas "dense_block")."""
+def _block(name: str, dilated: bool, tier=None) -> int | None:
+    """The channel block f32 is pooled in on `tier`, where the type reorders from it unpadded (schemas
+    "dense_block": the block of the highest tier named that `tier` includes). No tier: the largest block."""
     block = load("openvino")["type_layout"]["dense_block"].get(name)
-    return block and block["dilated" if dilated else "plain"]
+    if not block:
+        return None
+    by_tier = block["dilated" if dilated else "plain"]
+    if tier is None:
+        return max(by_tier.values())
+    return next((b for t, b in by_tier.items() if tier.has(t)), None)
 
 
-def _layout_refuses(name: str, channels, consumers, dilated: bool = False) -> bool:
+def _layout_refuses(name: str, channels, consumers, dilated: bool = False, tier=None) -> bool:
     layout = load("openvino")["type_layout"]
-    block = _block(name, dilated)
+    if tier is None:                              # on some tier
+        return any(_layout_refuses(name, channels, consumers, dilated, t) for t in cpu.tiers())
+    block = _block(name, dilated, tier)
     if block and isinstance(channels, int) and channels % block == 0:
         return False
     takes_f32 = set(layout["f32_consumers"]) | set(layout["pass_through"])
@@ -295,14 +334,3 @@ def _layout_refuses(name: str, channels, consumers, dilated: bool = False) -> bo
 def _condition(when) -> str:
     cond = " and ".join({"one_channel": "one channel", "dilated": "a dilation above 1"}[w] for w in when)
     return " with " + cond if cond else ""
-
-
-def _measured(rule: dict, refused: str, depends: str) -> tuple[str, str]:
-    """A rule measured per CPU: a warning naming the CPUs seen each way where one compiles it, else an error
-    naming the CPUs tried (docs/design.md: a verdict that depends on the CPU)."""
-    machines = load("openvino")["machines"]
-    said = lambda keys: "; ".join(machines[k]["cpu"] for k in keys)  # noqa: E731
-    if not rule["compiled_on"]:
-        return "bad-precision", f"{refused}, on any CPU measured: refused on {said(rule['refused_on'])}"
-    return "cpu-dependent", (f"{depends}: refused on {said(rule['refused_on'])}; compiled on"
-                             f" {said(rule['compiled_on'])}")

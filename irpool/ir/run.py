@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .. import cpu
 from ..core import PoolSpec, adaptive_pool, pool
 from ..errors import IRError
 from ..opdefs import load as load_defs
@@ -36,7 +37,9 @@ def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None, bin=No
     the net holds (its outputs keyed by output port id, as for a bare <layer>); its shape input's Const is read
     from `bin` (default: the .bin beside an .xml path)."""
     doc = Document(source, max_bytes=max_bytes)
-    return Program(doc) if layer is None else Program.one_layer(doc, layer, bin)
+    program = Program(doc) if layer is None else Program.one_layer(doc, layer, bin)
+    program.cpu_tier = cpu.selected()
+    return program
 
 
 _CHECKED = 1024       # input shapes and types remembered as checked, per program, at most
@@ -103,7 +106,7 @@ def _checked(layer: Layer, file, x: np.ndarray, pl):
     et = of_dtype(x.dtype)
     why = f"irpool has no IR element type for arrays of {x.dtype}" if et is None else None
     if et is not None:
-        refusal = type_refusal(pl, et, channels=x.shape[1])
+        refusal = type_refusal(pl, et, channels=x.shape[1], hint_f32=True)   # (run computes as with the hint)
         if refusal and (refusal[0] == "bad-precision" or et.compute is None):
             why = refusal[1]                # (a type some CPUs compile runs where irpool knows how it pools)
     if not why and pl.spec.reduction == "avg" and not et.averages:
@@ -460,8 +463,14 @@ class Program:
         n = load_defs("openvino")["ops"][op_name(layer, self.file)]["outputs"]
         return ([p.id for p in layer.outputs] + [str(i + 1) for i in range(len(layer.outputs), n)])[:n]
 
+    cpu_tier = cpu.HOST     # the --cpu choice it was loaded under (irpool.cpu)
+
     def run(self, inputs, threads: int | None = None) -> dict:
         """As irpool.run: {Result name: array} for a net, {output port id: array} for a bare layer."""
+        with cpu.judging(self.cpu_tier):
+            return self._run(inputs, threads)
+
+    def _run(self, inputs, threads: int | None = None) -> dict:
         if self.snippet is not None:
             return self._run_snippet(inputs, threads)
         file, table, source = self.file, self.table, self.source
