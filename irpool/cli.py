@@ -79,7 +79,8 @@ def _check(args) -> int:
                 formats.text(r, sys.stdout, sys.stderr)
         return max(status, 1) if changed else status
     if args.format == "json":
-        print(formats.json_document(results), file=out)
+        from .cpu import label
+        print(formats.json_document(results, label(cpu)), file=out)
     elif args.format == "sarif":
         print(formats.sarif_document(results), file=out)
     elif args.format == "text" and (len(results) > 1 or args.quiet):

@@ -95,11 +95,14 @@ def _cap() -> str | None:
 def host() -> Tier | None:
     """This machine's tier as the plugin sees it: the highest whose flags it has (with those of every tier
     included), within the ONEDNN_MAX_CPU_ISA limit. None where the flags cannot be read."""
-    flags = _flags()
+    return _host(_flags(), _cap())
+
+
+@lru_cache(maxsize=64)
+def _host(flags, cap) -> Tier | None:
     if flags is None:
         return None
     raw = _table()["tiers"]
-    cap = _cap()
     allowed = named(cap).isas if cap else None
     best = None
     for t in tiers():
@@ -119,6 +122,15 @@ def describe(tier: Tier | None) -> str:
 
 # -- the tier a call judges for -------------------------------------------------------------------------
 _selection: str = HOST
+
+
+def label(name: str | None) -> str:
+    """What a --cpu choice judges for, in words: "all", a tier's name, or the host's tier."""
+    name = choose(name)
+    if name != HOST:
+        return name
+    tier = host()
+    return f"{tier.name} (host)" if tier else "all (host unknown)"
 
 
 def choose(name: str | None) -> str:

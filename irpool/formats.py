@@ -86,11 +86,12 @@ def text(result: FileResult, out, err, paint=_plain, quiet: bool = False) -> Non
         print(f"{result.file}: {paint('ok', 'ok')}" + (f" ({', '.join(notes)})" if notes else ""), file=out)
 
 
-def json_document(results) -> str:
+def json_document(results, cpu: str | None = None) -> str:
+    """The --json document; `cpu`: the CPU tier (or "all") OpenVINO's verdicts were judged for."""
     files = [dict(file=r.file, status=r.status, reason=r.reason, pooling_layers=r.pooling_layers,
                   pooling_kinds=r.pooling_kinds, findings=[f.to_dict() for f in r.findings],
                   fixed=[dict(line=x.line, message=x.message) for x in r.fixed]) for r in results]
-    return json.dumps(dict(irpool=__version__, files=files, summary=summary(results)), indent=1)
+    return json.dumps(dict(irpool=__version__, cpu=cpu, files=files, summary=summary(results)), indent=1)
 
 
 def _escape(value: str, prop: bool = False) -> str:
