@@ -134,8 +134,9 @@ def write(net: dict, path, inferred=None) -> None:
                                                     else "I64" if k == 1 else "FP32"))
             outputs += f'<port id="{p}" precision="{prec}">{dims(out_dims[i][p])}</port>'
         lines.append(f'<layer id="{layer.get("id", i)}" name="l{i}" type="{layer["type"]}" version="{layer["version"]}">'
-                     + body + (f"<input>{inputs}</input>" if ins else "") + (f"<output>{outputs}</output>" if outs
-                                                                              else "") + "</layer>")
+                     + layer.get("head_xml", "") + body + (f"<input>{inputs}</input>" if ins else "") + (f"<output>{outputs}</output>" if outs
+                                                                              else "") + layer.get("tail_xml", "")
+                     + "</layer>")
     lines += ["</layers>", "<edges>"]
     lines += [f'<edge from-layer="{a}" from-port="{_port_ids(net["layers"][a])[1][b] if a < len(net["layers"]) and b < len(_port_ids(net["layers"][a])[1]) else b}"'
               f' to-layer="{c}" to-port="{_port_ids(net["layers"][c])[0][d] if c < len(net["layers"]) and d < len(_port_ids(net["layers"][c])[0]) else d}"/>'
@@ -259,9 +260,18 @@ def _edit_const(rng, net):
 
 
 def _edit_xml(rng, net):
-    what = str(rng.choice(["version 010", "version 12", "version +11", "data twice"]))
+    what = str(rng.choice(["version 010", "version 12", "version +11", "data twice", "second input", "second output",
+                           "empty output first"]))
     if what.startswith("version"):
         net["version"] = what.split()[1]
+    elif what != "data twice":             # OpenVINO reads the first <input> and <output> of a layer
+        x = net["layers"][int(rng.integers(0, len(net["layers"])))]
+        tag = "input" if what == "second input" else "output"
+        port = f'<port id="{40 + int(rng.integers(0, 9))}" precision="FP32"><dim>1</dim></port>'
+        if what == "empty output first":
+            x["head_xml"] = "<output/>"
+        else:
+            x["tail_xml"] = f"<{tag}>{port if rng.random() < 0.5 else ''}</{tag}>"
     else:
         pools = _pools(net)
         if not pools:

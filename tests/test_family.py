@@ -412,3 +412,22 @@ def test_json_counts_kinds_and_an_unknown_attribute_is_a_warning(tmp_path):
     doc = json.loads(r.stdout)
     assert r.returncode == 0 and doc["files"][0]["pooling_kinds"] == {"AdaptiveAvgPool": 1}, r.stdout
     assert [(f["code"], f["severity"]) for f in doc["files"][0]["findings"]] == [("unknown-attribute", "warning")]
+
+
+@pytest.mark.parametrize("out", [[1, 1], [1, 2]])
+@pytest.mark.parametrize("index_type", ["i32", "i64"])
+@pytest.mark.parametrize("used", ["values", "indices", "both"])
+def test_adaptive_max_pool_index_types_as_the_plugin_compiles_them(out, index_type, used, tmp_path):
+    """i64 indices are refused (the plugin's oneDNN pooling takes i32), but for a global AdaptiveMaxPool whose
+    indices nothing reads: the plugin makes a ReduceMax of it (measured, 2026.4.1)."""
+    p = o1.parameter([1, 3, 8, 8], ov.Type.f32, name="x")
+    m = o8.adaptive_max_pool(p, o1.constant(out, ov.Type.i64), index_type)
+    outs = {"values": [m.output(0)], "indices": [m.output(1)], "both": [m.output(0), m.output(1)]}[used]
+    path = tmp_path / "m.xml"
+    save(ov.Model(outs, [p]), path)
+    try:
+        CORE.compile_model(CORE.read_model(path), "CPU")
+        compiles = True
+    except RuntimeError:
+        compiles = False
+    assert irpool.check(path).ok == compiles

@@ -131,7 +131,9 @@ class _Net:
             elif ltype == "Const":
                 if lid in self.keep_consts or Const.may_be_shape(el):
                     self.consts[lid] = Const.of(el)     # (weights are never a shape input: not kept, flat memory)
-                self.const_ports(el)
+                self.port_count(el)
+            elif ltype == "Result":
+                self.port_count(el)
             elif ltype in SHAPE_OPS and len(self.shape_ops) < MOST_KEPT:
                 self.shape_ops[lid] = _layer(el, [])        # (its problems are found below, as for any layer)
             elif ltype in FAMILY_TYPES:
@@ -156,17 +158,23 @@ class _Net:
             if new:
                 self.remember(lid, name, ltype, ports, el)
 
-    def const_ports(self, el) -> None:
-        """A Const has one output port and no input: from IR v11 on, read_model makes a port of each <port> and
-        refuses the ones the op has not ("node index is out of range"), where it builds the Const."""
+    def port_count(self, el) -> None:
+        """A Const has one output port and no input, a Result at most one output port (measured, 2026.4.1): from
+        IR v11 on, read_model makes a port of each <port> of the first <input> and <output> and refuses the ones
+        the op has not ("node index is out of range"), where it builds the layer."""
         if self.doc.ir_version == "10":
             return
-        outs = sum(len(h) for h in el.iterchildren("output"))
-        ins = sum(len(h) for h in el.iterchildren("input"))
-        if outs > 1 or ins:
-            self.build_time.append(len(self.report.findings))
-            self.finding("bad-structure", f"a Const has one output port and no input, the layer declares {outs} and"
-                         f" {ins}: read_model refuses the file (\"node index is out of range\")", line_of(el), el=el)
+        outs = next((len(h) for h in el.iterchildren("output")), 0)        # (the first of each: OpenVINO's)
+        ins = next((len(h) for h in el.iterchildren("input")), 0)
+        if el.get("type") == "Const" and (outs > 1 or ins):
+            said = f"a Const has one output port and no input, the layer declares {outs} and {ins}"
+        elif el.get("type") == "Result" and outs > 1:
+            said = f"a Result takes at most one output port, the layer declares {outs}"
+        else:
+            return
+        self.build_time.append(len(self.report.findings))
+        self.finding("bad-structure", f"{said}: read_model refuses the file (\"node index is out of range\")",
+                     line_of(el), el=el)
 
     def body(self, el, body, declared) -> None:
         """A TensorIterator/Loop <body> or an If branch: a net of its own, checked by the same code, its Parameters
@@ -365,9 +373,10 @@ class _Net:
         elif et.name in _PARAMETER_REFUSED:
             self.finding("bad-precision", f"Parameter element_type={et.name}: {_PARAMETER_REFUSED[et.name]}",
                          layer.data_line, layer)
-        if len(layer.outputs) > 1 and self.doc.ir_version != "10":
-            self.finding("bad-structure", f"a Parameter has one output port, the layer declares {len(layer.outputs)}:"
-                         " read_model refuses the file (\"node index is out of range\")", layer.line, layer)
+        if (len(layer.outputs) > 1 or layer.inputs) and self.doc.ir_version != "10":
+            self.finding("bad-structure", f"a Parameter has one output port and no input, the layer declares"
+                         f" {len(layer.outputs)} and {len(layer.inputs)}: read_model refuses the file (\"node index is"
+                         " out of range\")", layer.line, layer)
         _check_precisions(self, layer)
         self.types.parameter(layer)
         if "shape" not in layer.data:
@@ -533,9 +542,17 @@ class _Net:
             self.finding("bad-precision", f"{fl.op} on {et.name} is refused by {by} (it takes"
                          f" {', '.join(d['input_types'])})", layer.inputs[0].line, layer)
         if fl.outputs == 2 and fl.index_type not in d.get("compiled_index_types", (fl.index_type,)):
-            self.finding("bad-precision", f"OpenVINO's CPU plugin does not compile {fl.op} with index_element_type"
-                         f" {fl.index_type}, on any CPU (it takes {', '.join(d['compiled_index_types'])})",
-                         layer.data_line, layer)
+            why = (f"OpenVINO's CPU plugin does not compile {fl.op} with index_element_type {fl.index_type}, on any"
+                   f" CPU (it takes {', '.join(d['compiled_index_types'])})")
+            port = (layer.id, layer.outputs[1].id) if len(layer.outputs) > 1 else None
+            if fl.out_sizes and all(n == 1 for n in fl.out_sizes):   # global: a ReduceMax unless indices are used
+                if port is not None and port in self.read_from_waiting:
+                    self.finding("bad-precision", f"{why} (an edge uses its indices)", layer.data_line, layer)
+                elif port is not None:
+                    self.index_ports[port] = ("bad-precision", f"{why}, where its indices output is used (a"
+                                              " global one whose indices nothing reads becomes a ReduceMax)")
+            else:
+                self.finding("bad-precision", why, layer.data_line, layer)
         if len(layer.outputs) > fl.outputs and self.doc.ir_version != "10":
             self.finding("bad-structure", f"{fl.op} has {fl.outputs} output port(s), the layer declares"
                          f" {len(layer.outputs)}: read_model refuses the file (\"node index is out of range\")",

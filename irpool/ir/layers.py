@@ -277,13 +277,14 @@ def _tier_types() -> frozenset:
 
 
 def empty_window_refusal(pl: PoolLayer, et, dims, plans) -> tuple[str, str] | None:
-    """(code, reason) where the CPU plugin has no kernel for an AvgPool on `et` with one channel, exclude-pad
-    false and a window wholly in the padding (schemas/openvino.json "empty_window", with the tiers measured)."""
+    """(code, reason) where the CPU plugin has no kernel for an AvgPool on `et` with one channel and a window
+    wholly outside the input, whatever exclude-pad says (schemas/openvino.json "empty_window", with the tiers
+    measured)."""
     rule = load("openvino")["empty_window"]
-    if et is None or et.name not in rule["types"] or pl.spec.reduction != "avg" or pl.spec.count == "exclude_pad" \
+    if et is None or et.name not in rule["types"] or pl.spec.reduction != "avg" \
             or dims is None or dims[1] != 1 or not any(_empty_window(p) for p in plans):
         return None
-    what = f"{pl.op} on {et.name} with one channel and exclude-pad false where a window lies entirely in the padding"
+    what = f"{pl.op} on {et.name} with one channel where a window lies entirely outside the input"
     return cpu.judge(lambda tier: cpu.measured(
         rule, tier, f"OpenVINO's CPU plugin does not compile {what} ({rule['why']})",
         f"OpenVINO's CPU plugin compiles {what} only where the CPU has a kernel for it ({rule['why']})"))

@@ -404,8 +404,9 @@ def _layer(el, problems) -> Layer:
         elif tag == "data":
             sections["data"] = ()
             data, data_line = dict(child.attrib), line_of(child)
+        elif (tag == "input" or tag == "output") and tag in sections:     # OpenVINO reads the first of each
+            notes.append((line_of(child), f"a second <{tag}> element, which OpenVINO ignores (it reads the first)"))
         elif tag == "input" or tag == "output":
-            odd = odd or tag in sections
             ports = []
             for p in child:
                 if p.tag != "port" or p.get("id") is None:
