@@ -157,7 +157,13 @@ def _pools(net):
 def _edit_graph(rng, net):
     e, layers = net["edges"], net["layers"]
     kind = str(rng.choice(["drop edge", "edge twice", "edge from later", "edge to missing layer",
-                           "edge from missing port", "drop parameter", "drop result", "extra port"]))
+                           "edge from missing port", "drop parameter", "drop result", "extra port",
+                           "unused parameter"]))
+    if kind == "unused parameter":                    # (OpenVINO builds every Parameter, used or not)
+        et = str(rng.choice(["u3", "u6", "u1", "u2", "string", "nf4", "f32"]))
+        layers.append(dict(type="Parameter", version="opset1", data=dict(shape="1,2", element_type=et), outs=1,
+                           ins=0))
+        return f"{kind} {et}"
     if not e:
         return None
     k = int(rng.integers(0, len(e)))

@@ -201,3 +201,22 @@ def test_verdicts_name_the_cpu_tiers_seen_each_way():
         assert code == "cpu-tier" and "avx512 to amx-fp16" in why
         code, why = type_refusal(pl, element_type("bf16"), indices_used=True)
         assert code == "cpu-tier" and "compiles on CPU tier avx2" in why
+
+SMALL = [([1, 1, 3], 1), ([1, 1, 4], 2), ([1, 1, 4], 1), ([1, 1, 2, 2], 2), ([1, 1, 2, 2], 1), ([3, 1, 1], 1),
+         ([2, 1, 3], 3), ([2, 1, 3], 2), ([1, 2, 3], 3)]
+
+
+@pytest.mark.parametrize("name", ["i32", "u16", "i64", "u8", "f32"])
+def test_small_integer_averages_on_one_channel_follow_the_tier(name, tmp_path):
+    """Below avx512 the plugin has no kernel for an AvgPool pooled as int32 with one channel and an output of
+    fewer than 4 elements (schemas/openvino.json "small_int_average"); from avx512 up, and for u8 and floats,
+    it compiles them. check says what this machine's plugin does, on whatever tier ONEDNN_MAX_CPU_ISA leaves
+    it (tests/test_cpu_tiers.py runs this under several)."""
+    paths = []
+    for i, (shape, k) in enumerate(SMALL):
+        nd = len(shape) - 2
+        p = o1.parameter(shape, getattr(ov.Type, name), name="x")
+        paths.append(str(tmp_path / f"m{i}.xml"))
+        ov.save_model(ov.Model([o1.avg_pool(p, [1] * nd, [0] * nd, [0] * nd, [k] * nd, True)], [p]), paths[-1])
+    for (shape, k), path, result in zip(SMALL, paths, compile_in_child(paths)):
+        assert irpool.check(path).ok == (result == "ok"), (shape, k, result)

@@ -31,7 +31,8 @@ from .elements import element_type, spellings
 from .family import FAMILY_TYPES, interpret_family, is_family, shape_input_name
 from .eltypes import TypeVerdicts
 from .graph import ROOTS, Graph
-from .layers import POOL_TYPES, check_dims, empty_window_refusal, interpret, is_pooling, type_refusal
+from .layers import (POOL_TYPES, check_dims, empty_window_refusal, interpret, is_pooling, small_output_refusal,
+                     type_refusal)
 from .parse import (_BIG_LINE, BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer,
                     belongs, content_key, light_ports, line_of, opened_source)
 from .table import Blocks, LayerTable
@@ -157,6 +158,25 @@ class _Net:
                     continue
             if new:
                 self.remember(lid, name, ltype, ports, el)
+
+    def extra_outputs(self, layer: Layer, op: str, outputs: int) -> None:
+        """Output ports past the op's `outputs`. From IR v11 on read_model refuses the file. In IR v10 an edge
+        names an output by its position among the ports (measured, 2026.4.1): an edge from a port at or past
+        the op's count is refused, said when the edges are read (index_ports)."""
+        if len(layer.outputs) <= outputs:                  # (fewer: OpenVINO reads them)
+            return
+        why = (f"{op} has {outputs} output port(s), the layer declares {len(layer.outputs)}: read_model refuses the"
+               " file (\"node index is out of range\")")
+        if self.doc.ir_version != "10":
+            self.finding("bad-structure", why, layer.line, layer)
+            return
+        for port in layer.outputs[outputs:]:
+            key = (layer.id, port.id)
+            if key in self.read_from_waiting:
+                self.finding("bad-structure", f"{why} (an edge uses port {port.id})", layer.line, layer)
+            elif self.index_ports.get(key) is None:
+                self.index_ports[key] = ("bad-structure", f"{why}, and in IR v10 an edge from its output at"
+                                         f" position {layer.outputs.index(port)}")
 
     def port_count(self, el) -> None:
         """A Const has one output port and no input, a Result at most one output port (measured, 2026.4.1): from
@@ -464,10 +484,7 @@ class _Net:
                                  layer.outputs[1].line, layer)            # (a waiting layer: its edges are read)
                 elif refusal and refusal != type_refusal(pl, et):
                     self.index_ports[(layer.id, layer.outputs[1].id)] = refusal   # (code, why): said if used
-        if len(layer.outputs) > pl.outputs and self.doc.ir_version != "10":     # (fewer: OpenVINO reads them)
-            self.finding("bad-structure", f"{pl.op} has {pl.outputs} output port(s), the layer declares"
-                         f" {len(layer.outputs)}: read_model refuses the file (\"node index is out of range\")",
-                         layer.line, layer)
+        self.extra_outputs(layer, pl.op, pl.outputs)
         port = layer.outputs[1].id if len(layer.outputs) > 1 else None
         if pl.crashes_unless_indices_used and (layer.id, port) not in self.read_from_waiting:
             self.unless_used[(layer.id, port)] = (
@@ -487,7 +504,7 @@ class _Net:
             computed = list(x_dims)
             for a, p in zip(pl.spec.spatial_axes(rank), plans):
                 computed[a] = p.out if p.out is not None else (p.bounds or DYNAMIC)
-            refusal = empty_window_refusal(pl, et, x_dims, plans)
+            refusal = empty_window_refusal(pl, et, x_dims, plans) or small_output_refusal(pl, et, x_dims, plans)
             if refusal:
                 self.finding(*refusal, x.line, layer)
         for k, port in enumerate(layer.outputs[: pl.outputs]):
@@ -553,10 +570,7 @@ class _Net:
                                               " global one whose indices nothing reads becomes a ReduceMax)")
             else:
                 self.finding("bad-precision", why, layer.data_line, layer)
-        if len(layer.outputs) > fl.outputs and self.doc.ir_version != "10":
-            self.finding("bad-structure", f"{fl.op} has {fl.outputs} output port(s), the layer declares"
-                         f" {len(layer.outputs)}: read_model refuses the file (\"node index is out of range\")",
-                         layer.line, layer)
+        self.extra_outputs(layer, fl.op, fl.outputs)
         computed = fl.output_dims(x_dims)
         how = fl.arithmetic(x_dims)
         for k, port in enumerate(layer.outputs[: fl.outputs]):
@@ -931,6 +945,8 @@ def _pass(source, opened, bin, wait, explained):  # noqa: A002
 # family 25 model 17; the refusals are the plugin's own input checks, which do not branch on the CPU)
 _PARAMETER_REFUSED = {
     "u1": "the CPU plugin does not compile a u1 input (\"Input image format u1 is not supported yet\")",
+    "u3": "the CPU plugin does not compile a u3 input, used or not (\"Input image format u3 is not supported yet\")",
+    "u6": "the CPU plugin does not compile a u6 input, used or not (\"Input image format u6 is not supported yet\")",
     "dynamic": "the CPU plugin does not compile an input of dynamic element type (\"Cannot allocate memory for"
                " incompatible descriptors\")",
 }

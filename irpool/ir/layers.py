@@ -269,7 +269,8 @@ def _type_refusal_on(tier, pl, et, indices_used, channels, static, consumers, hi
 def _tier_types() -> frozenset:
     """The element types some rule judges differently by CPU tier (the rest are judged once)."""
     d = load("openvino")
-    out = set(d["cpu_tiers"]["native"]) | set(d["type_layout"]["types"]) | set(d["empty_window"]["types"])
+    out = set(d["cpu_tiers"]["native"]) | set(d["type_layout"]["types"]) | set(d["empty_window"]["types"]) \
+        | set(d["small_int_average"]["types"])
     for op in d["ops"].values():
         for rule in op.get("cpu_dependent", ()):
             out |= set(rule["types"])
@@ -285,6 +286,24 @@ def empty_window_refusal(pl: PoolLayer, et, dims, plans) -> tuple[str, str] | No
             or dims is None or dims[1] != 1 or not any(_empty_window(p) for p in plans):
         return None
     what = f"{pl.op} on {et.name} with one channel where a window lies entirely outside the input"
+    return cpu.judge(lambda tier: cpu.measured(
+        rule, tier, f"OpenVINO's CPU plugin does not compile {what} ({rule['why']})",
+        f"OpenVINO's CPU plugin compiles {what} only where the CPU has a kernel for it ({rule['why']})"))
+
+
+def small_output_refusal(pl: PoolLayer, et, dims, plans) -> tuple[str, str] | None:
+    """(code, reason) where the CPU plugin has no kernel, on some tiers, for an AvgPool on a type it pools as
+    int32 with one channel and an output of fewer than 4 elements (schemas/openvino.json "small_int_average")."""
+    rule = load("openvino")["small_int_average"]
+    if et is None or et.name not in rule["types"] or pl.spec.reduction != "avg" or dims is None or dims[1] != 1 \
+            or not isinstance(dims[0], int) or any(p.out is None for p in plans):
+        return None
+    n = dims[0]
+    for p in plans:
+        n *= p.out
+    if n >= rule["fewer_than"]:
+        return None
+    what = f"{pl.op} on {et.name} with one channel and an output of {n} element{'s' if n != 1 else ''}"
     return cpu.judge(lambda tier: cpu.measured(
         rule, tier, f"OpenVINO's CPU plugin does not compile {what} ({rule['why']})",
         f"OpenVINO's CPU plugin compiles {what} only where the CPU has a kernel for it ({rule['why']})"))
