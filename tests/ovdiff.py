@@ -17,7 +17,8 @@ import numpy as np
 
 # Element types whose verdict does not depend on the CPU (nf4, u2, f4e2m1 and the f8 types do:
 # tests/test_eltypes.py judges them on the CPUs measured)
-TYPES = ["f32", "f16", "i32", "i64", "u8", "i8", "u1", "string", "bf16", "boolean", "FP32", "bogus"]
+TYPES = ["f32", "f16", "i32", "i64", "u8", "i8", "u1", "string", "bf16", "boolean", "FP32", "bogus", "F32", "Bf16",
+         "U8", "u3", "u6", "BOOL"]
 PRECISION = {"f32": "FP32", "f16": "FP16", "i32": "I32", "i64": "I64", "u8": "U8", "i8": "I8", "bf16": "BF16"}
 
 
@@ -197,7 +198,8 @@ def _edit_graph(rng, net):
     return kind
 
 
-_GARBAGE = ["", "abc", "-1", "4294967297", "2.5", "+2", " 3", "0"]
+_GARBAGE = ["", "abc", "-1", "4294967297", "2.5", "+2", " 3", "0", "9223372036854775808", "-9223372036854775809",
+            "99999999999999999999"]
 
 
 def _edit_attribute(rng, net):
@@ -226,9 +228,22 @@ def _edit_version(rng, net):
     pools = _pools(net)
     if not pools:
         return None
-    net["layers"][int(rng.choice(pools))]["version"] = str(rng.choice(["opset1", "opset8", "opset14", "opset16",
-                                                                       "opset99"]))
+    x = net["layers"][int(rng.choice(pools))]
+    if rng.random() < 0.3:                             # OpenVINO reads a pooling type name in any case
+        x["type"] = str(rng.choice([x["type"].lower(), x["type"].upper()]))
+        return "type name"
+    x["version"] = str(rng.choice(["opset1", "opset8", "opset14", "opset16", "opset99"]))
     return "version"
+
+
+def _edit_shape(rng, net):
+    """A Parameter shape's dim as hands write them: negative, past int64, intervals in any order."""
+    dims = net["layers"][0]["data"]["shape"].split(",")
+    k = int(rng.integers(0, len(dims)))
+    dims[k] = str(rng.choice(["-3", "-0", "99999999999999999999", "-1..9", f"2..{int(dims[k]) + 3}", "+3", "?",
+                              "1..", f"..{dims[k]}"]))
+    net["layers"][0]["data"]["shape"] = ",".join(dims)
+    return f"parameter shape {dims[k]}"
 
 
 def _edit_type(rng, net):
@@ -289,7 +304,7 @@ def _edit_xml(rng, net):
 
 
 EDITS = {"graph": _edit_graph, "attribute": _edit_attribute, "version": _edit_version, "type": _edit_type,
-         "dims": _edit_dims, "const": _edit_const, "xml": _edit_xml}
+         "dims": _edit_dims, "const": _edit_const, "xml": _edit_xml, "shape": _edit_shape}
 
 
 def edited(rng, net) -> tuple:

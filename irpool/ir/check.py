@@ -33,7 +33,7 @@ from .eltypes import TypeVerdicts
 from .graph import ROOTS, Graph
 from .layers import (POOL_TYPES, check_dims, empty_window_refusal, interpret, is_pooling, small_output_refusal,
                      type_refusal)
-from .parse import (_BIG_LINE, BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer,
+from .parse import (_BIG_LINE, BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, op_type,
                     belongs, content_key, light_ports, line_of, opened_source)
 from .table import Blocks, LayerTable
 
@@ -116,7 +116,7 @@ class _Net:
             if el.tag != "layer":
                 belongs(el, holder, problems)               # (a problem, with its line)
                 continue
-            lid, ltype, name = el.get("id"), el.get("type"), el.get("name")
+            lid, ltype, name = el.get("id"), op_type(el), el.get("name")
             if (lid is None or ltype is None or name is None or el.get("version") is None) and not snippet:
                 missing = [a for a in REQUIRED if el.get(a) is None]
                 self.finding("bad-structure", f"<layer> lacks {', '.join(missing)}: OpenVINO requires id, name, type"
@@ -386,10 +386,10 @@ class _Net:
         elif et is None:
             self.finding("bad-attribute", f'Parameter element_type="{et_text}" is not an element type OpenVINO'
                          " reads", layer.data_line, layer)
-        elif et_text != et.name:
+        elif et_text.lower() != et.name:               # (a name in any case is read: F32, Bf16; FP32 is not)
             self.finding("bad-attribute", f'Parameter element_type="{et_text}" is not written as OpenVINO names'
-                         f' element types ("{et.name}"): read_model refuses the file ("is not a member of enum'
-                         ' element::Type_t")', layer.data_line, layer)
+                         f' element types ("{et.name}", in any case): read_model refuses the file ("is not a member'
+                         ' of enum element::Type_t")', layer.data_line, layer)
         elif et.name in _PARAMETER_REFUSED:
             self.finding("bad-precision", f"Parameter element_type={et.name}: {_PARAMETER_REFUSED[et.name]}",
                          layer.data_line, layer)

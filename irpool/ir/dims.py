@@ -9,31 +9,51 @@ from ..core.shape import interval_text
 from ..core.spec import MAX_DIM
 
 DYNAMIC = (0, None)
+_INT64 = 1 << 63
 
 
-def _bound(t: str) -> int:
-    if not t.isdigit():
-        raise ValueError(f"{t!r} is not an integer >= 0")
+_SIGNED = re.compile(r"-?\d+")
+_UNDEFINED = "compile_model refuses it (\"Can't clone desc if new dims are undefined\")"
+
+
+def _bound(t: str, past: int | None = 0) -> int | None:
+    """A Parameter shape's integer as OpenVINO reads it (measured, 2026.4.1): a sign and digits, nothing else;
+    one past an int64 is read as `past` (0 for a dim or a lower bound, unbounded for an upper bound)."""
+    if not _SIGNED.fullmatch(t):
+        raise ValueError(f"{t!r} is not an integer (read_model: \"Cannot parse dimension\")")
     v = int(t)
-    if v > MAX_DIM:
+    if not -_INT64 <= v < _INT64:
+        return past
+    if v > MAX_DIM and v != _INT64 - 1:
         raise ValueError(f"{v} is too large (irpool reads dims up to {MAX_DIM})")
     return v
 
 
 def parse_dim(text: str):
-    """An int >= 0, or (lo, hi) for OpenVINO's spellings of a dynamic dim; ValueError if it is neither."""
+    """A Parameter shape's dim: an int >= 0, or (lo, hi) for OpenVINO's spellings of a dynamic dim, as
+    read_model reads them (measured, 2026.4.1): "?" and -1 are dynamic, any other negative is 0, a negative
+    lower bound is 0; ValueError where OpenVINO refuses it (an empty interval at compile time)."""
     t = (text or "").strip()
     if not t:
         raise ValueError("empty")
-    if t in ("?", "-1"):
+    if t == "?":
         return DYNAMIC
     if ".." in t:
-        lo, hi = (x.strip() for x in t.split("..", 1))
-        lo, hi = _bound(lo) if lo else 0, _bound(hi) if hi else None
-        if hi is not None and hi < lo:
-            raise ValueError(f"the interval {t} is empty")
+        lo_text, hi_text = (x.strip() for x in t.split("..", 1))
+        lo = _bound(lo_text) if lo_text else 0
+        hi = _bound(hi_text, None) if hi_text else None
+        if hi is not None and hi < 0:
+            if lo >= 0:
+                raise ValueError(f"the interval {t} is empty: {_UNDEFINED}")
+            return 0                                   # ("-5..-3", "-1..-1": 0)
+        lo = max(lo, 0)
+        if hi is not None and hi < lo or lo == _INT64 - 1:
+            raise ValueError(f"the interval {t} is empty: {_UNDEFINED}")
         return lo if lo == hi else (lo, hi)
-    return _bound(t)
+    v = _bound(t)
+    if v == _INT64 - 1:
+        raise ValueError(f"{t}: {_UNDEFINED}")
+    return DYNAMIC if v == -1 else max(v, 0)
 
 
 def lenient_dim(text):
@@ -47,7 +67,6 @@ def lenient_dim(text):
 
 _LEADING = re.compile(r"\s*([+-]?\d+)")
 _PLAIN_DIM = re.compile(r"\s*(-1|\d+|\d+\.\.\d*)\s*")
-_INT64 = 1 << 63
 
 
 def _leading(t: str):

@@ -393,6 +393,16 @@ def _edge(el, problems) -> Edge | None:
     return Edge(*vals, line=line_of(el))
 
 
+_POOL_NAMES = {"maxpool": "MaxPool", "avgpool": "AvgPool"}
+
+
+def op_type(el) -> str | None:
+    """A <layer>'s type as OpenVINO makes it: the pooling ops' names in any case ("maxpool", "AVGPOOL": read as
+    MaxPool and AvgPool, measured, 2026.4.1); other names as written."""
+    t = el.get("type")
+    return _POOL_NAMES.get(t.lower(), t) if t is not None else None
+
+
 def _layer(el, problems) -> Layer:
     """A <layer> in full (but for the nets of a body: check reads those, as nets of their own)."""
     data, data_line, sections, odd = {}, line_of(el), {}, el.get("id") is None or el.get("type") is None
@@ -416,7 +426,7 @@ def _layer(el, problems) -> Layer:
             sections[tag] = ports
     if odd:
         _validate(el, problems)
-    return Layer(el.get("id"), el.get("name"), el.get("type"), el.get("version"), line_of(el), data, data_line,
+    return Layer(el.get("id"), el.get("name"), op_type(el), el.get("version"), line_of(el), data, data_line,
                  sections.get("input", []), sections.get("output", []), notes)
 
 

@@ -17,7 +17,7 @@ from .dims import compatible, parse_shape, shape_text
 from .elements import element_type, of_dtype
 from .family import FAMILY_TYPES, interpret_family, is_family, shape_input_name
 from .layers import POOL_TYPES, check_dims, interpret, is_pooling, op_name, type_refusal
-from .parse import MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs, content_key, line_of
+from .parse import MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs, content_key, line_of, op_type
 from .table import LayerTable
 
 RUNNABLE = ("Parameter", "Result", "MaxPool", "AvgPool")
@@ -320,7 +320,7 @@ class Program:
                     found_consts[el.get("id")] = Const.of(el)
                 elif el.get("type") in fold.SHAPE_OPS and len(shape_ops) < fold.MOST_KEPT:
                     shape_ops[el.get("id")] = _layer(el, [])      # (kept to fold a shape input: fold.py)
-                if (el.get("type") in POOL_TYPES or el.get("type") in FAMILY_TYPES) and len(pooling) < 5:
+                if (op_type(el) in POOL_TYPES or el.get("type") in FAMILY_TYPES) and len(pooling) < 5:
                     pooling.append(f"id={el.get('id')} name={el.get('name')!r}")
                 if el.get("id") == key:
                     by_id.append(_layer(el, doc.problems))
@@ -350,7 +350,7 @@ class Program:
 
     def _add(self, el, problems):
         """Take in one <layer> of the net; the IRError that refuses it, if any."""
-        lid, name, ltype = el.get("id"), el.get("name"), el.get("type")
+        lid, name, ltype = el.get("id"), el.get("name"), op_type(el)
         line = line_of(el)
         where = dict(file=self.file, line=line, layer_id=lid, layer_name=name, layer_type=ltype)
         missing = [a for a in REQUIRED if el.get(a) is None]
