@@ -240,8 +240,8 @@ def _edit_shape(rng, net):
     """A Parameter shape's dim as hands write them: negative, past int64, intervals in any order."""
     dims = net["layers"][0]["data"]["shape"].split(",")
     k = int(rng.integers(0, len(dims)))
-    dims[k] = str(rng.choice(["-3", "-0", "99999999999999999999", "-1..9", f"2..{int(dims[k]) + 3}", "+3", "?",
-                              "1..", f"..{dims[k]}"]))
+    n = int(dims[k]) if dims[k].isdigit() else 4       # (an earlier edit may have made it an interval)
+    dims[k] = str(rng.choice(["-3", "-0", "99999999999999999999", "-1..9", f"2..{n + 3}", "+3", "?", "1..", f"..{n}"]))
     net["layers"][0]["data"]["shape"] = ",".join(dims)
     return f"parameter shape {dims[k]}"
 
