@@ -156,6 +156,11 @@ def selected() -> str:
     return _selection
 
 
+def one() -> Tier | None:
+    """The one tier judged for; None with `all` (or a host whose flags cannot be read)."""
+    return None if _selection == ALL else host() if _selection == HOST else named(_selection)
+
+
 def for_run() -> Tier | None:
     """The tier whose rounding run reproduces: the chosen one; host (the default) for `all`."""
     return host() if _selection in (HOST, ALL) else named(_selection)
@@ -168,22 +173,22 @@ def judge(on_tier, sensitive: bool = True):
     tier refuses it, a `cpu-tier` note names them. `all`: an error where every tier refuses, a `cpu-dependent`
     warning naming the refusing tiers where some do. `sensitive` False: the verdict is the same on every tier
     (no need to ask each)."""
-    one = None if _selection == ALL else (host() if _selection == HOST else named(_selection))
+    judged = one()
     if not sensitive:
-        return on_tier(one or tiers()[-1])
+        return on_tier(judged or tiers()[-1])
     verdicts = {t.name: on_tier(t) for t in tiers()}
     refusing = [n for n, v in verdicts.items() if v and v[0] != "cpu-dependent"]
-    if one is not None:
-        mine = verdicts[one.name]
+    if judged is not None:
+        mine = verdicts[judged.name]
         if mine is None:
             if not refusing:
                 return None
-            return "cpu-tier", (f"compiles on CPU tier {describe(one)}, but {_first(verdicts, refusing)[1]}; it"
+            return "cpu-tier", (f"compiles on CPU tier {describe(judged)}, but {_first(verdicts, refusing)[1]}; it"
                                 f" is refused on {_names(refusing)} (--cpu all judges every tier)")
         others = [n for n, v in verdicts.items() if not v]
         if mine[0] == "cpu-dependent" or not others:
             return mine
-        return mine[0], f"{mine[1]}, on CPU tier {describe(one)}; it compiles on {_names(others)}"
+        return mine[0], f"{mine[1]}, on CPU tier {describe(judged)}; it compiles on {_names(others)}"
     if len(refusing) == len(verdicts):
         return _first(verdicts, refusing)
     if not refusing:

@@ -220,3 +220,46 @@ def test_small_integer_averages_on_one_channel_follow_the_tier(name, tmp_path):
         ov.save_model(ov.Model([o1.avg_pool(p, [1] * nd, [0] * nd, [0] * nd, [k] * nd, True)], [p]), paths[-1])
     for (shape, k), path, result in zip(SMALL, paths, compile_in_child(paths)):
         assert irpool.check(path).ok == (result == "ok"), (shape, k, result)
+
+
+def _bf16_graphs():
+    """bf16 pools in the graphs where, below avx512, the plugin's verdict hangs on what they feed: a MaxPool-8 or
+    AdaptiveMaxPool whose indices are used makes the plugin run it, and all that feeds it, in f32."""
+    def avg(x):
+        return o1.avg_pool(x, [1, 1], [0, 0], [0, 0], [1, 1], True)
+
+    def mp8(x):
+        return o8.max_pool(x, [1, 1], [1, 1], [0, 0], [0, 0], [1, 1])
+
+    def amp(x):
+        return o8.adaptive_max_pool(x, o1.constant([2, 2], ov.Type.i64), "i32")
+
+    def both(m):
+        return [m.output(0), m.output(1)]
+    return {
+        "avg>mp8(both)": lambda p: both(mp8(avg(p))),
+        "avg>ReduceMax>mp8(both)": lambda p: both(mp8(o1.reduce_max(avg(p), o1.constant([3], ov.Type.i64), True))),
+        "avg>avg>mp8(both)": lambda p: both(mp8(avg(avg(p)))),
+        "avg>[mp8(both),Result]": lambda p: (lambda a: both(mp8(a)) + [a.output(0)])(avg(p)),
+        "avg>mp8(indices)": lambda p: [mp8(avg(p)).output(1)],
+        "avg>mp8(values)": lambda p: [mp8(avg(p)).output(0)],
+        "avg>AdaptiveMaxPool(both)": lambda p: both(amp(avg(p))),
+        "avg>AdaptiveMaxPool(values)": lambda p: [amp(avg(p)).output(0)],
+        "Relu>avg": lambda p: [avg(o1.relu(p)).output(0)],
+        "mp8(both)>avg": lambda p: (lambda m: [avg(m.output(0)).output(0), m.output(1)])(mp8(p)),
+        "avg beside mp8(both)": lambda p: both(mp8(p)) + [avg(p).output(0)],
+        "avg": lambda p: [avg(p).output(0)],
+    }
+
+
+def test_bf16_pools_compile_as_what_they_feed_decides(tmp_path):
+    """check's verdict on each graph equals the plugin's on this machine's tier (all compile but those whose
+    indices are used from avx512 up; below it, a pool compiles only where it feeds a used indices output)."""
+    graphs, paths = _bf16_graphs(), []
+    for i, build in enumerate(graphs.values()):
+        p = o1.parameter([1, 4, 8, 8], ov.Type.bf16, name="x")
+        paths.append(str(tmp_path / f"g{i}.xml"))
+        ov.save_model(ov.Model(build(p), [p]), paths[-1], compress_to_fp16=False)
+    wrong = [(name, result) for name, path, result in zip(graphs, paths, compile_in_child(paths))
+             if irpool.check(path).ok != (result == "ok")]
+    assert not wrong, wrong

@@ -20,6 +20,7 @@ from lxml import etree
 from ..codes import severity
 from ..core import axis_names, plan
 from ..errors import IRError
+from .. import cpu
 from ..opdefs import load
 from ..report import Finding, Report, pooling_summary  # noqa: F401 (re-exported)
 from . import consts, fold
@@ -31,8 +32,8 @@ from .elements import element_type, spellings
 from .family import FAMILY_TYPES, interpret_family, is_family, shape_input_name
 from .eltypes import TypeVerdicts
 from .graph import ROOTS, Graph
-from .layers import (POOL_TYPES, check_dims, empty_window_refusal, interpret, is_pooling, small_output_refusal,
-                     type_refusal)
+from .layers import (POOL_TYPES, check_dims, empty_window_refusal, interpret, is_pooling, kept_in_type,
+                     small_output_refusal, type_refusal)
 from .parse import (_BIG_LINE, BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, op_type,
                     belongs, content_key, light_ports, line_of, opened_source)
 from .table import Blocks, LayerTable
@@ -71,6 +72,8 @@ class _Net:
         self.bad_dims = set()   # signature numbers whose <dim>s odd_dims judged, to judge again at each layer
         self.build_time = []    # indices of findings that OpenVINO makes only if its reader builds their layer
         self.unless_used = {}   # (layer id, port id) -> (code, message, line, layer): refused unless that output is used
+        self.f32_chain = {}     # layer id -> (code, message, line, layer): refused unless it feeds a layer run as f32
+        self.reference_ports, self.references = set(), set()   # indices ports that make one, the layers they did
         self.in_type = None     # the element type a waiting layer's producer gives it, while it is checked
         self.last_type = None   # the input element type the layer checked last was judged on
         self.out_types = {}     # (waiting layer id, port id) -> the element type it gives
@@ -177,6 +180,30 @@ class _Net:
             elif self.index_ports.get(key) is None:
                 self.index_ports[key] = ("bad-structure", f"{why}, and in IR v10 an edge from its output at"
                                          f" position {layer.outputs.index(port)}")
+
+    def watch_indices(self, layer: Layer) -> None:
+        """A MaxPool-8/14 or AdaptiveMaxPool with an indices port: on a tier that does not pool bf16 natively, an
+        edge from it makes the plugin run the layer (a reference implementation) and what feeds it in f32."""
+        tier = cpu.one()
+        if tier is None or tier.native("bf16") or len(layer.outputs) < 2:
+            return
+        port = (layer.id, layer.outputs[1].id)
+        self.reference_ports.add(port)
+        self.index_ports.setdefault(port, None)
+        if port in self.read_from_waiting:
+            self.references.add(layer.id)
+
+    def say_f32_chain(self) -> None:
+        """The pools kept in a type the tier has no kernel for (kept_in_type): refused, but where their output
+        reaches a layer the plugin runs as f32 (a MaxPool-8/14 or AdaptiveMaxPool whose indices are used): then
+        the plugin runs the chain in f32 (measured under ONEDNN_MAX_CPU_ISA=AVX2, 2026.4.1)."""
+        reach = self.graph.feeds([self.seen.row(lid) for lid in self.references], len(self.seen))
+        for lid, (code, message, line, layer) in self.f32_chain.items():
+            row = self.seen.row(lid)
+            if row is None or not reach[row]:
+                self.build_time.append(len(self.report.findings))
+                self.finding(code, f"{message} (nothing it feeds is run as f32: a MaxPool-8/14 or AdaptiveMaxPool"
+                             " whose indices are used would make the plugin run it in f32)", line, layer)
 
     def port_count(self, el) -> None:
         """A Const has one output port and no input, a Result at most one output port (measured, 2026.4.1): from
@@ -312,7 +339,8 @@ class _Net:
             self.odd_dims(lid, name, layer_type, ports, where)
         row = self.seen.add(lid, name, number)
         if layer_type in _GRAPH_TYPES or ports[1]:        # (any layer with input ports needs their edges)
-            inputs = len(ports[1]) if self.doc.ir_version != "10" else min(len(ports[1]), 1)   # (v10: extra ports)
+            inputs = len(ports[1]) if self.doc.ir_version != "10" else \
+                min(len(ports[1]), 0 if layer_type == "Const" else 1)    # (v10: extra ports; a Const takes none)
             self.graph.layer(row, layer_type, inputs, where if not hasattr(where, "tag") else line_of(where),
                              layer_type not in ROOTS and layer_type != "Parameter")
 
@@ -469,13 +497,20 @@ class _Net:
             two = pl.outputs == 2 and len(layer.outputs) == 2
             if refusal and two and refusal != type_refusal(pl, et, indices_used=True, channels=x_dims[1] if x_dims
                                                             else None):
-                if (layer.id, layer.outputs[1].id) not in self.read_from_waiting:    # (bf16 below AVX-512)
-                    self.unless_used[(layer.id, layer.outputs[1].id)] = (*refusal, x.line, layer)
-                    self.index_ports.setdefault((layer.id, layer.outputs[1].id), None)
+                port = (layer.id, layer.outputs[1].id)
+                if kept_in_type(pl, et):                # (bf16 below AVX-512: its used indices make it f32)
+                    self.f32_chain[layer.id] = (*refusal, x.line, layer)
+                if port not in self.read_from_waiting:
+                    self.unless_used[port] = (*refusal, x.line, layer)
+                    self.index_ports.setdefault(port, None)
                 refusal = None
+            elif refusal and refusal[0] == "bad-precision" and kept_in_type(pl, et):
+                self.f32_chain[layer.id] = (*refusal, x.line, layer)       # (said in finish, if it is)
             elif refusal:
                 code, why = refusal
                 self.finding(code, why, x.line, layer)
+            if two:
+                self.watch_indices(layer)
             if (not refusal or refusal[0] != "bad-precision") and two:
                 refusal = type_refusal(pl, et, indices_used=True)
                 used = (layer.id, layer.outputs[1].id) in self.read_from_waiting
@@ -558,6 +593,8 @@ class _Net:
             by = "its op validation" if et.name in d.get("validation_refuses", ()) else "the CPU plugin, on any CPU"
             self.finding("bad-precision", f"{fl.op} on {et.name} is refused by {by} (it takes"
                          f" {', '.join(d['input_types'])})", layer.inputs[0].line, layer)
+        if fl.outputs == 2:
+            self.watch_indices(layer)
         if fl.outputs == 2 and fl.index_type not in d.get("compiled_index_types", (fl.index_type,)):
             why = (f"OpenVINO's CPU plugin does not compile {fl.op} with index_element_type {fl.index_type}, on any"
                    f" CPU (it takes {', '.join(d['compiled_index_types'])})")
@@ -705,6 +742,8 @@ class _Net:
             self.producer(fl, fp, tl, tp)
         why = self.index_ports.get((fl, fp))
         self.unless_used.pop((fl, fp), None)
+        if (fl, fp) in self.reference_ports:
+            self.references.add(fl)
         if fl in self.waiting:
             self.read_from_waiting.add((fl, fp))
         if why:
@@ -845,8 +884,11 @@ class _Net:
         self.types.finish(self)                             # (element types that wait for the edges: eltypes.py)
         self.build_time.extend(range(start, len(self.report.findings)))
         for code, message, line, layer in self.unless_used.values():
-            self.build_time.append(len(self.report.findings))
-            self.finding(code, message, line, layer)
+            if layer.id not in self.f32_chain:
+                self.build_time.append(len(self.report.findings))
+                self.finding(code, message, line, layer)
+        if self.f32_chain:
+            self.say_f32_chain()
         if self.doc.is_snippet:
             for message, line, el, _ in self.loose:
                 self.finding("edge-mismatch", message, line, el=el)

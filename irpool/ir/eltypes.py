@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 from ..opdefs import load
 from .elements import element_type
-from .layers import layout_dependent, type_refusal
+from .layers import kept_in_type, layout_dependent, type_refusal
 
 
 _PARAMETERS = 4096       # Parameters whose element type is kept for the pools they feed (real nets have few)
@@ -98,9 +98,12 @@ class TypeVerdicts:
                 continue
             pl = SimpleNamespace(op=rec["op"], spec=rec["spec"])
             dims = rec["dims"]
-            refusal = type_refusal(pl, self._type(rec), channels=dims[1] if len(dims) > 1 else None,
+            et = self._type(rec)
+            refusal = type_refusal(pl, et, channels=dims[1] if len(dims) > 1 else None,
                                    static=all(isinstance(d, int) for d in dims), consumers=rec["consumers"])
-            if refusal:
+            if refusal and refusal[0] == "bad-precision" and kept_in_type(pl, et):    # (check's finish says it)
+                net.f32_chain[rec["who"]["id"]] = (*refusal, rec["line"], SimpleNamespace(**rec["who"]))
+            elif refusal:
                 net.finding(refusal[0], refusal[1], rec["line"], el=rec["who"])
         self.pending.clear()
 
@@ -158,5 +161,8 @@ class TypeVerdicts:
                                     who={"id": tl, "name": info[0], "type": info[1]},
                                     port=outs[0][0] if outs else None, consumers=[], retyped=(et, port, source))
             return
-        net.finding(said[0], f"{said[1]} (OpenVINO takes {source}'s element_type {et.name}, not the port"
-                    f" precision {port.precision})", line, el={"id": tl, "name": info[0], "type": info[1]})
+        why = f"{said[1]} (OpenVINO takes {source}'s element_type {et.name}, not the port precision {port.precision})"
+        if said[0] == "bad-precision" and kept_in_type(pl, et):       # (said in check's finish, if it is)
+            net.f32_chain[tl] = (said[0], why, line, SimpleNamespace(id=tl, name=info[0], type=info[1]))
+            return
+        net.finding(said[0], why, line, el={"id": tl, "name": info[0], "type": info[1]})

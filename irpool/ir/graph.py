@@ -153,6 +153,30 @@ class Graph:
         return found, built
 
 
+    def feeds(self, targets, rows: int) -> bytearray:
+        """A byte a row: 1 for the rows whose output reaches one of the rows `targets` through the edges (the
+        targets themselves included). Read only where check asks (a rare rule): the edges are walked once."""
+        reach = bytearray(rows)
+        todo = [t for t in targets if t is not None and t < rows]
+        for t in todo:
+            reach[t] = 1
+        if not todo:
+            return reach
+        e = self.edges.all()
+        by_dst = np.argsort(e[:, 1], kind="stable")
+        src = e[by_dst, 0]
+        starts = np.searchsorted(e[by_dst, 1], np.arange(rows + 1))
+        del e, by_dst
+        while todo:
+            row = todo.pop()
+            for k in range(int(starts[row]), int(starts[row + 1])):
+                r = int(src[k])
+                if not reach[r]:
+                    reach[r] = 1
+                    todo.append(r)
+        return reach
+
+
 def _unfed(needs: Rows, have: np.ndarray):
     """(row, inputs, line) of each layer in `needs` whose first `inputs` ports do not all have an edge (`have`:
     the bits of the connected ports, a byte a layer), read a block of records at a time."""

@@ -268,6 +268,17 @@ def _type_refusal_on(tier, pl, et, indices_used, channels, static, consumers, hi
     return None
 
 
+def kept_in_type(pl: PoolLayer, et) -> bool:
+    """Whether the tier judged for (one tier: irpool.cpu) keeps this pool in `et` with no kernel for it, so
+    that compile_model refuses it unless its output reaches a layer the plugin runs as f32 (a MaxPool-8/14 or
+    AdaptiveMaxPool whose indices are used: measured under ONEDNN_MAX_CPU_ISA=AVX2, schemas/openvino.json
+    cpu_tiers "no_kernel_where_not_native"); check waits for the edges to say it."""
+    tier = cpu.one()
+    rule = load("openvino")["cpu_tiers"]["no_kernel_where_not_native"]
+    return tier is not None and et is not None and not tier.native(et.name) and et.name in rule["types"] \
+        and pl.op in rule["ops"]
+
+
 @lru_cache(maxsize=None)
 def _tier_types() -> frozenset:
     """The element types some rule judges differently by CPU tier (the rest are judged once)."""
