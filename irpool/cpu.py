@@ -141,15 +141,20 @@ def choose(name: str | None) -> str:
     return name
 
 
+_resolved: tuple = ()            # (selection, its one tier) while judging: one() asks the machine once a call
+
+
 @contextmanager
 def judging(name: str | None):
     """Judge (and run) for tier `name` (host, all or a tier) within the block."""
-    global _selection
-    before, _selection = _selection, choose(name)
+    global _selection, _resolved
+    before = _selection, _resolved
+    _selection, _resolved = choose(name), ()
+    _resolved = (_selection, one())
     try:
         yield
     finally:
-        _selection = before
+        _selection, _resolved = before
 
 
 def selected() -> str:
@@ -158,6 +163,8 @@ def selected() -> str:
 
 def one() -> Tier | None:
     """The one tier judged for; None with `all` (or a host whose flags cannot be read)."""
+    if _resolved and _resolved[0] == _selection:
+        return _resolved[1]
     return None if _selection == ALL else host() if _selection == HOST else named(_selection)
 
 

@@ -17,10 +17,10 @@ from dataclasses import replace
 
 from lxml import etree
 
+from .. import cpu
 from ..codes import severity
 from ..core import axis_names, plan
 from ..errors import IRError
-from .. import cpu
 from ..opdefs import load
 from ..report import Finding, Report, pooling_summary  # noqa: F401 (re-exported)
 from . import consts, fold
