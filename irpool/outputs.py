@@ -67,16 +67,15 @@ def write_atomic(path: str, write, suffix: str = "") -> str:
     mode = _mode(real)
     with _signals_raise(), _signals_held() as released:
         fd, tmp = tempfile.mkstemp(prefix=".irpool-", suffix=suffix, dir=os.path.dirname(os.path.abspath(real)))
+        f = os.fdopen(fd, "wb")                 # (signals held: the file object owns the descriptor at once)
         try:
             with released():
-                with os.fdopen(fd, "wb") as f:
-                    fd = None
+                with f:
                     write(f)
                 os.chmod(tmp, mode)
                 os.replace(tmp, real)
         except BaseException as e:
-            if fd is not None:
-                os.close(fd)
+            f.close()                           # (closing twice is harmless)
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
             stop = _signal_behind(e)
