@@ -5,7 +5,8 @@ The plugin decides a few things by what oneDNN's `mayiuse` answers: whether bf16
 the channel block of its layouts, which kernels exist for a type. A tier is a oneDNN ISA with those it
 includes. check, explain and run judge for one tier (`host` by default: this machine's flags, capped by
 ONEDNN_MAX_CPU_ISA as oneDNN caps them) or for every tier (`all`). The choice is held here for the length of
-a call (`judging`), so the rules in ir/layers.py ask `selected()` rather than take it through every caller.
+a call (`judging`), so the rules in ir/layers.py ask `judge` and `one()` rather than take it through every
+caller; a Program keeps its `selected()` choice for its runs.
 """
 from __future__ import annotations
 
@@ -26,7 +27,6 @@ class Tier:
     name: str                 # as --cpu takes it: avx2, avx512-bf16, amx, ...
     onednn: str               # as ONEDNN_MAX_CPU_ISA takes it: AVX2, AVX512_CORE_BF16, ...
     isas: frozenset           # this tier and every tier it includes (what mayiuse answers yes to)
-    shown: tuple              # where it was measured; () = never
 
     def has(self, name: str) -> bool:
         return name in self.isas
@@ -57,7 +57,7 @@ def tiers() -> tuple:
         for inc in raw[name]["includes"]:
             out |= closure(inc)
         return out
-    return tuple(Tier(n, d["onednn"], frozenset(closure(n)), tuple(d["shown"])) for n, d in raw.items())
+    return tuple(Tier(n, d["onednn"], frozenset(closure(n))) for n, d in raw.items())
 
 
 def named(name: str) -> Tier:
@@ -170,7 +170,7 @@ def one() -> Tier | None:
 
 def for_run() -> Tier | None:
     """The tier whose rounding run reproduces: the chosen one; host (the default) for `all`."""
-    return host() if _selection in (HOST, ALL) else named(_selection)
+    return one() or host()
 
 
 def judge(on_tier, sensitive: bool = True):
@@ -212,7 +212,7 @@ def _first(verdicts, names):
 
 
 def _names(names) -> str:
-    """Consecutive tiers of oneDNN's order as ranges: 'sse41-avx512-bf16, amx'."""
+    """Consecutive tiers of oneDNN's order as ranges: 'sse41 to avx2-vnni, amx'."""
     order = [t.name for t in tiers()]
     idx = sorted(order.index(n) for n in names)
     runs, start = [], None

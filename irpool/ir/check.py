@@ -162,6 +162,39 @@ class _Net:
             if new:
                 self.remember(lid, name, ltype, ports, el)
 
+    def type_verdicts(self, layer: Layer, pl, et, x_dims, line) -> None:
+        """What the CPU plugin does with a pooling layer on element type `et` (ir/layers.py type_refusal, per CPU
+        tier): said now; or once the edges say whether its indices output is used; or in finish, where its
+        output may reach a layer the plugin runs as f32 (kept_in_type)."""
+        channels = x_dims[1] if x_dims else None
+        refusal = None if self.types.pool(pl, et, x_dims, line, layer) else type_refusal(
+            pl, et, channels=channels, static=x_dims is not None and all(isinstance(d, int) for d in x_dims))
+        two = pl.outputs == 2 and len(layer.outputs) == 2
+        port = (layer.id, layer.outputs[1].id) if two else None
+        if refusal and two and refusal != type_refusal(pl, et, indices_used=True, channels=channels):
+            if kept_in_type(pl, et):                    # (bf16 below AVX-512: its used indices make it f32)
+                self.f32_chain[layer.id] = (*refusal, line, layer)
+            if port not in self.read_from_waiting:
+                self.unless_used[port] = (*refusal, line, layer)
+                self.index_ports.setdefault(port, None)
+            refusal = None
+        elif refusal and refusal[0] == "bad-precision" and kept_in_type(pl, et):
+            self.f32_chain[layer.id] = (*refusal, line, layer)           # (said in finish, if it is)
+        elif refusal:
+            self.finding(*refusal, line, layer)
+        if not two:
+            return
+        self.watch_indices(layer)
+        if refusal and refusal[0] == "bad-precision":
+            return
+        used = type_refusal(pl, et, indices_used=True)
+        if used and used != type_refusal(pl, et):
+            if port in self.read_from_waiting:          # (a waiting layer: its edges are read)
+                self.finding(used[0], f"{used[1]} (an edge uses its output port {port[1]})", layer.outputs[1].line,
+                             layer)
+            else:
+                self.index_ports[port] = used           # (code, why): said if an edge uses it
+
     def extra_outputs(self, layer: Layer, op: str, outputs: int) -> None:
         """Output ports past the op's `outputs`. From IR v11 on read_model refuses the file. In IR v10 an edge
         names an output by its position among the ports (measured, 2026.4.1): an edge from a port at or past
@@ -491,34 +524,7 @@ class _Net:
         et = self.in_type or _check_precisions(self, layer)
         self.last_type = et
         if et is not None:
-            refusal = None if self.types.pool(pl, et, x_dims, x.line, layer) else type_refusal(
-                pl, et, channels=x_dims[1] if x_dims else None,
-                static=x_dims is not None and all(isinstance(d, int) for d in x_dims))
-            two = pl.outputs == 2 and len(layer.outputs) == 2
-            if refusal and two and refusal != type_refusal(pl, et, indices_used=True, channels=x_dims[1] if x_dims
-                                                            else None):
-                port = (layer.id, layer.outputs[1].id)
-                if kept_in_type(pl, et):                # (bf16 below AVX-512: its used indices make it f32)
-                    self.f32_chain[layer.id] = (*refusal, x.line, layer)
-                if port not in self.read_from_waiting:
-                    self.unless_used[port] = (*refusal, x.line, layer)
-                    self.index_ports.setdefault(port, None)
-                refusal = None
-            elif refusal and refusal[0] == "bad-precision" and kept_in_type(pl, et):
-                self.f32_chain[layer.id] = (*refusal, x.line, layer)       # (said in finish, if it is)
-            elif refusal:
-                code, why = refusal
-                self.finding(code, why, x.line, layer)
-            if two:
-                self.watch_indices(layer)
-            if (not refusal or refusal[0] != "bad-precision") and two:
-                refusal = type_refusal(pl, et, indices_used=True)
-                used = (layer.id, layer.outputs[1].id) in self.read_from_waiting
-                if refusal and refusal != type_refusal(pl, et) and used:
-                    self.finding(refusal[0], f"{refusal[1]} (an edge uses its output port {layer.outputs[1].id})",
-                                 layer.outputs[1].line, layer)            # (a waiting layer: its edges are read)
-                elif refusal and refusal != type_refusal(pl, et):
-                    self.index_ports[(layer.id, layer.outputs[1].id)] = refusal   # (code, why): said if used
+            self.type_verdicts(layer, pl, et, x_dims, x.line)
         self.extra_outputs(layer, pl.op, pl.outputs)
         port = layer.outputs[1].id if len(layer.outputs) > 1 else None
         if pl.crashes_unless_indices_used and (layer.id, port) not in self.read_from_waiting:

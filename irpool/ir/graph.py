@@ -120,11 +120,7 @@ class Graph:
         del have
         if not (self.backward or self.doubles or gaps or unfed or ask):
             return [], None
-        e = self.edges.all()
-        by_dst = np.argsort(e[:, 1], kind="stable")               # the edges into each layer, in document order
-        src, lines = array("i", e[by_dst, 0].tobytes()), array("i", e[by_dst, 2].tobytes())
-        starts = array("q", np.searchsorted(e[by_dst, 1], np.arange(rows + 1)).astype(np.int64).tobytes())
-        del e, by_dst
+        src, lines, starts = self._into(rows)
         built, found = bytearray(rows), []
         for p in self.params:
             built[p] = 1
@@ -152,6 +148,14 @@ class Graph:
                                    " without its input edge crashed OpenVINO 2026.4.1's in one session)", line))
         return found, built
 
+    def _into(self, rows: int) -> tuple:
+        """The edges into each layer, in document order: (producer rows, lines, starts), the edges into row r
+        being starts[r] to starts[r + 1]."""
+        e = self.edges.all()
+        by_dst = np.argsort(e[:, 1], kind="stable")
+        src, lines = array("i", e[by_dst, 0].tobytes()), array("i", e[by_dst, 2].tobytes())
+        starts = array("q", np.searchsorted(e[by_dst, 1], np.arange(rows + 1)).astype(np.int64).tobytes())
+        return src, lines, starts
 
     def feeds(self, targets, rows: int) -> bytearray:
         """A byte a row: 1 for the rows whose output reaches one of the rows `targets` through the edges (the
@@ -162,15 +166,11 @@ class Graph:
             reach[t] = 1
         if not todo:
             return reach
-        e = self.edges.all()
-        by_dst = np.argsort(e[:, 1], kind="stable")
-        src = e[by_dst, 0]
-        starts = np.searchsorted(e[by_dst, 1], np.arange(rows + 1))
-        del e, by_dst
+        src, _, starts = self._into(rows)
         while todo:
             row = todo.pop()
-            for k in range(int(starts[row]), int(starts[row + 1])):
-                r = int(src[k])
+            for k in range(starts[row], starts[row + 1]):
+                r = src[k]
                 if not reach[r]:
                     reach[r] = 1
                     todo.append(r)

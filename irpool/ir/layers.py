@@ -340,16 +340,13 @@ def layout_dependent(et, dims, dilated: bool = False) -> bool:
                                                                                       dilated)
 
 
-def _block(name: str, dilated: bool, tier=None) -> int | None:
+def _block(name: str, dilated: bool, tier) -> int | None:
     """The channel block f32 is pooled in on `tier`, where the type reorders from it unpadded (schemas
-    "dense_block": the block of the highest tier named that `tier` includes). No tier: the largest block."""
+    "dense_block": the block of the first tier named that `tier` includes, highest first)."""
     block = load("openvino")["type_layout"]["dense_block"].get(name)
     if not block:
         return None
-    by_tier = block["dilated" if dilated else "plain"]
-    if tier is None:
-        return max(by_tier.values())
-    return next((b for t, b in by_tier.items() if tier.has(t)), None)
+    return next((b for t, b in block["dilated" if dilated else "plain"].items() if tier.has(t)), None)
 
 
 def _layout_refuses(name: str, channels, consumers, dilated: bool = False, tier=None) -> bool:
