@@ -172,11 +172,13 @@ def _run(args) -> int:
 def _explain(args) -> int:
     """Each layer printed as check reaches it: text blocks, or one JSON document streamed entry by entry."""
     from .cpu import judging
-    from .frontend import kind
+    from .frontend import IR_SHAPES, kind
     from .ir.explain import each_entry, render
     source = _source(args.file)
     if kind(source) == "onnx":
         return _explain_onnx(args, source)
+    if _shapes(args):
+        raise IRError(IR_SHAPES)
     failed = []
 
     def show(e):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import __version__
 from .codes import codes
-from .report import pooling_summary
+from .report import pooling_summary, unchecked_summary
 
 STATUSES = ("ok", "error", "unreadable", "skipped")
 
@@ -23,6 +23,7 @@ class FileResult:
     findings: list = field(default_factory=list)     # [Finding]
     pooling_layers: int = 0
     pooling_kinds: dict = field(default_factory=dict)    # MaxPool, AvgPool, AdaptiveAvgPool, global ReduceMean, ...
+    unchecked: dict = field(default_factory=dict)        # why -> {kind: how many}: layers whose output is not known
     fixed: list = field(default_factory=list)            # check --fix: [Fixed], what was rewritten
 
 
@@ -48,16 +49,31 @@ def summary(results) -> dict:
     findings = [f for r in results for f in r.findings]
     return dict(files=len(results), **counts, errors=sum(f.severity == "error" for f in findings),
                 warnings=sum(f.severity == "warning" for f in findings), notes=sum(f.severity == "note" for f in findings),
-                fixed=sum(len(r.fixed) for r in results))
+                fixed=sum(len(r.fixed) for r in results),
+                unchecked=sum(n for r in results for by_kind in r.unchecked.values() for n in by_kind.values()))
+
+
+def plural(n: int, word: str) -> str:
+    """'1 error', '2 errors'."""
+    return f"{n} {word}{'s' * (n != 1)}"
 
 
 def summary_line(results) -> str:
     s = summary(results)
-    notes = f", {s['notes']} notes" if s["notes"] else ""
-    fixed = f"; {s['fixed']} ports fixed" if s["fixed"] else ""
-    return (f"{s['files']} file{'s' * (s['files'] != 1)}: {s['ok']} ok, {s['error']} with findings that fail,"
-            f" {s['unreadable']} unreadable, {s['skipped']} skipped ({s['errors']} errors, {s['warnings']} warnings"
-            f"{notes}){fixed}")
+    notes = f", {plural(s['notes'], 'note')}" if s["notes"] else ""
+    fixed = f"; {plural(s['fixed'], 'port')} fixed" if s["fixed"] else ""
+    unchecked = f"; {plural(s['unchecked'], 'pooling layer')} unchecked" if s["unchecked"] else ""
+    return (f"{plural(s['files'], 'file')}: {s['ok']} ok, {s['error']} with findings that fail,"
+            f" {s['unreadable']} unreadable, {s['skipped']} skipped ({plural(s['errors'], 'error')},"
+            f" {plural(s['warnings'], 'warning')}{notes}){fixed}{unchecked}")
+
+
+def _unchecked_notes(r) -> list:
+    """What a file left unchecked, as SARIF notifications (a file that was not checked never looks checked)."""
+    if not r.unchecked:
+        return []
+    return [dict(level="warning", message=dict(text=f"{r.file}: " + unchecked_summary(r.unchecked)[2:]),
+                 locations=[dict(physicalLocation=dict(artifactLocation=_uri(r.file)))])]
 
 
 def _plain(kind: str, text: str) -> str:
@@ -82,14 +98,14 @@ def text(result: FileResult, out, err, paint=_plain, quiet: bool = False) -> Non
     if result.status == "ok" and not (quiet and not result.findings and not result.fixed):
         counts = [(sum(f.severity == k for f in result.findings), k) for k in ("warning", "note")]
         notes = [f"{n} {k}{'s' * (n != 1)}" for n, k in counts if n]
-        notes.append(pooling_summary(result.pooling_kinds))
+        notes.append(pooling_summary(result.pooling_kinds, result.unchecked))
         print(f"{result.file}: {paint('ok', 'ok')}" + (f" ({', '.join(notes)})" if notes else ""), file=out)
 
 
 def json_document(results, cpu: str | None = None) -> str:
     """The --json document; `cpu`: the CPU tier (or "all") OpenVINO's verdicts were judged for."""
     files = [dict(file=r.file, status=r.status, reason=r.reason, pooling_layers=r.pooling_layers,
-                  pooling_kinds=r.pooling_kinds, findings=[f.to_dict() for f in r.findings],
+                  pooling_kinds=r.pooling_kinds, unchecked=r.unchecked, findings=[f.to_dict() for f in r.findings],
                   fixed=[dict(line=x.line, message=x.message) for x in r.fixed]) for r in results]
     return json.dumps(dict(irpool=__version__, cpu=cpu, files=files, summary=summary(results)), indent=1)
 
@@ -109,6 +125,9 @@ def github(result: FileResult, out) -> None:
         kind = {"error": "error", "warning": "warning"}.get(f.severity, "notice")
         where = f"file={_escape(result.file, True)}" + (f",line={f.line}" if f.line else "")
         print(f"::{kind} {where},title={_escape('irpool ' + f.code, True)}::{_escape(_said(f))}", file=out)
+    if result.unchecked:
+        print(f"::warning file={_escape(result.file, True)},title=irpool unchecked::"
+              f"{_escape(unchecked_summary(result.unchecked)[2:])}", file=out)
 
 
 def _said(f) -> str:
@@ -146,6 +165,7 @@ def sarif_document(results) -> str:
         if r.status == "unreadable":
             notices.append(dict(level="error", message=dict(text=f"{r.file}: {r.reason}"),
                                 locations=[dict(physicalLocation=dict(artifactLocation=_uri(r.file)))]))
+        notices += _unchecked_notes(r)
         for f in r.findings:
             where = dict(artifactLocation=_uri(r.file))
             if f.line:
@@ -159,6 +179,7 @@ def sarif_document(results) -> str:
                               message=dict(text=_said(f)), locations=[loc]))
     run = dict(tool=dict(driver=dict(name="irpool", version=__version__, semanticVersion=__version__, rules=rules)),
                originalUriBaseIds={"%SRCROOT%": dict(uri=Path.cwd().as_uri() + "/")},
-               invocations=[dict(executionSuccessful=not notices, toolExecutionNotifications=notices)],
+               invocations=[dict(executionSuccessful=not any(n["level"] == "error" for n in notices),
+                                 toolExecutionNotifications=notices)],
                results=found)
     return json.dumps({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}, indent=1)

@@ -25,6 +25,10 @@ def kind(source) -> str:
     return "ir"
 
 
+IR_SHAPES = ("--shape is for .onnx models: an IR file's Parameters declare their shapes (reshape the model to"
+             " static shapes with OpenVINO to check pools behind dynamic ones)")
+
+
 def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None, shapes=None, file=None,  # noqa: A002
           cpu: str | None = None):
     """irpool.check on either front end. `shapes` ({input name: dims}, --shape) is the ONNX front end's.
@@ -40,7 +44,7 @@ def _check(source, max_bytes, explain, bin, shapes, file):  # noqa: A002
         from .onnx.check import check as onnx_check
         return onnx_check(source, max_bytes=max_bytes, shapes=shapes, file=file)
     if shapes:
-        raise IRError("--shape is for .onnx models: an IR file's Parameters declare their shapes")
+        raise IRError(IR_SHAPES)
     from .ir.check import check as ir_check
     return ir_check(source, max_bytes=max_bytes, explain=explain, bin=bin)
 
@@ -71,6 +75,8 @@ def explain(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin
     if kind(source) == "onnx":
         from .onnx.explain import entries, render
         return "\n".join(render(e) for e in entries(source, layer, max_bytes=max_bytes, shapes_given=shapes))
+    if shapes:
+        raise IRError(IR_SHAPES)
     from .ir.explain import explain as ir_explain
     with cpu_tiers.judging(cpu):
         return ir_explain(source, layer, max_bytes=max_bytes, bin=bin)

@@ -43,12 +43,19 @@ class Finding:
                 f"{where}: {self.message}")
 
 
-def pooling_summary(kinds: dict) -> str:
-    """'3 pooling layers: 1 MaxPool, 1 AvgPool, 1 global ReduceMean', or 'no pooling layers'."""
+def pooling_summary(kinds: dict, unchecked: dict | None = None) -> str:
+    """'3 pooling layers: 1 MaxPool, 1 AvgPool, 1 global ReduceMean', or 'no pooling layers'; then what was
+    not checked, by why: '; 2 unchecked (their input dims are dynamic): 2 MaxPool'."""
     n = sum(kinds.values())
-    if not n:
-        return "no pooling layers"
-    return f"{n} pooling layer{'s' * (n != 1)}: " + ", ".join(f"{v} {k}" for k, v in kinds.items())
+    text = "no pooling layers" if not n and not unchecked else "no pooling layers checked" if not n else \
+        f"{n} pooling layer{'s' * (n != 1)}: " + ", ".join(f"{v} {k}" for k, v in kinds.items())
+    return text + unchecked_summary(unchecked)
+
+
+def unchecked_summary(unchecked: dict | None) -> str:
+    """'; 2 unchecked (why): 2 MaxPool' for each why, or ''."""
+    return "".join(f"; {sum(by_kind.values())} unchecked ({why}): " + ", ".join(f"{v} {k}" for k, v in by_kind.items())
+                   for why, by_kind in (unchecked or {}).items())
 
 
 @dataclass
@@ -65,15 +72,22 @@ class Report:
     findings: list = field(default_factory=list)
     pooling_layers: int = 0      # how many pooling layers were checked, bodies included
     kinds: dict = field(default_factory=dict)   # how many of each kind: MaxPool, AdaptiveAvgPool, global ReduceMean
+    unchecked: dict = field(default_factory=dict)   # why -> {kind: how many} of the layers whose output is not known
     explained: object = field(default=None, repr=False)   # check(explain=...): a list or callable receiving records
 
     def count(self, kind: str) -> None:
         self.pooling_layers += 1
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
 
+    def uncheck(self, kind: str, why: str) -> None:
+        """A pooling layer (or a reduction that may be one) whose output check could not compute: the summary
+        says so, so that a file that was not checked never looks checked."""
+        by_kind = self.unchecked.setdefault(why, {})
+        by_kind[kind] = by_kind.get(kind, 0) + 1
+
     @property
     def summary(self) -> str:
-        return pooling_summary(self.kinds)
+        return pooling_summary(self.kinds, self.unchecked)
 
     @property
     def ok(self) -> bool:

@@ -220,6 +220,8 @@ def _edit_attribute(rng, net):
     if values is None:
         n = len(x["data"].get("kernel", "1,1").split(","))
         values = [",".join([str(int(rng.integers(0, 4)))] * n), ",".join(["1"] * (n + 1))] + _GARBAGE
+        if name.startswith("pads"):                   # (OpenVINO takes some negative pads: irpool/ir/negpads.py)
+            values.append(",".join(str(int(v)) for v in rng.integers(-3, 2, size=n)))
     x["data"][name] = str(rng.choice(values))
     return f"{name} value"
 
@@ -247,7 +249,11 @@ def _edit_shape(rng, net):
 
 
 def _edit_type(rng, net):
-    if rng.random() < 0.6:
+    if rng.random() < 0.2:                             # (OpenVINO takes the producer's type, not the port's)
+        x = net["layers"][int(rng.integers(1, len(net["layers"])))]
+        x["in_precision"] = str(rng.choice(["F8E4M3", "U1", "BOOL", "STRING", "NF4", "FP16", "I64", "BOGUS"]))
+        return "input precision"
+    if rng.random() < 0.5:
         net["layers"][0]["data"]["element_type"] = str(rng.choice(TYPES))
         return "parameter element_type"
     i = int(rng.integers(0, len(net["layers"])))

@@ -80,7 +80,8 @@ def test_json_has_an_entry_per_file_a_summary_and_the_version(tmp_path):
     assert status == {"broken.xml": ("unreadable", True, 0), "good.xml": ("ok", False, 0),
                       "page.xml": ("skipped", True, 0), "wrong.xml": ("error", False, 2),
                       "missing.xml": ("unreadable", True, 0)}
-    assert doc["summary"] == dict(files=5, ok=1, error=1, unreadable=2, skipped=1, errors=2, warnings=0, notes=0, fixed=0)
+    assert doc["summary"] == dict(files=5, ok=1, error=1, unreadable=2, skipped=1, errors=2, warnings=0, notes=0, fixed=0,
+                                 unchecked=0)
 
 
 def test_github_annotations():

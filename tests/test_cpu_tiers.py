@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TIER_TESTS = ["test_ir_real.py::test_every_element_type_is_read_and_pooled_as_the_cpu_plugin_does",
               "test_ir_real.py::test_what_the_cpu_plugin_refuses_depends_on_channels_and_indices",
               "test_ir_real.py::test_empty_average_windows_equal_the_cpu_plugin",
-              "test_eltypes.py", "test_family.py"]
+              "test_eltypes.py", "test_family.py", "test_negative_pads.py"]
 
 SERVER = frozenset("sse4_1 avx avx2 fma avx512f avx512bw avx512vl avx512dq avx512_vnni avx512_bf16".split())
 SAPPHIRE = SERVER | {"avx_vnni", "avx512_fp16", "amx_tile", "amx_int8", "amx_bf16"}

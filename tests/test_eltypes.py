@@ -263,3 +263,26 @@ def test_bf16_pools_compile_as_what_they_feed_decides(tmp_path):
     wrong = [(name, result) for name, path, result in zip(graphs, paths, compile_in_child(paths))
              if irpool.check(path).ok != (result == "ok")]
     assert not wrong, wrong
+
+
+def test_a_pool_feeding_only_a_convert_to_bf16_follows_the_tier(tmp_path):
+    """The plugin fuses a Convert into the pool that feeds it alone: to bf16, the pool must then give bf16,
+    which it cannot below avx512 (schemas/openvino.json "fused_convert"). A second consumer keeps them apart;
+    a Convert to f16 or i8 compiles. check equals the plugin on this machine's tier (a child process)."""
+    cases, paths = [], []
+    for op in ("max", "max8", "avg"):
+        for et in (ov.Type.f32, ov.Type.f16):
+            for dest in (ov.Type.bf16, ov.Type.f16, ov.Type.i8):
+                for second in (False, True):
+                    p = o1.parameter([1, 3, 4, 4], et, name="x")
+                    pool = {"max": lambda x: o1.max_pool(x, [1, 1], [0, 0], [0, 0], [2, 2]),
+                            "max8": lambda x: o8.max_pool(x, [1, 1], [1, 1], [0, 0], [0, 0], [2, 2]),
+                            "avg": lambda x: o1.avg_pool(x, [1, 1], [0, 0], [0, 0], [2, 2], True)}[op](p)
+                    outs = [o1.convert(pool.output(0), dest).output(0)] + ([pool.output(0)] if second else [])
+                    paths.append(str(tmp_path / f"c{len(paths)}.xml"))
+                    ov.save_model(ov.Model(outs, [p]), paths[-1], compress_to_fp16=False)
+                    cases.append((op, str(et), str(dest), second))
+    results = compile_in_child(paths)
+    wrong = [(case, result) for case, path, result in zip(cases, paths, results)
+             if irpool.check(path).ok != (result == "ok")]
+    assert not wrong, wrong

@@ -120,3 +120,85 @@ def test_fix_writes_the_dims_read_model_infers_from_each_producer(tmp_path):
             assert ins[0] == shapes["x" if src == 0 else f"p{src}"][0], (name, path.read_text())
             compared += 1
     assert compared >= 60                     # most chains are read: the comparison is not vacuous
+
+
+# -- the type a producer gives ----------------------------------------------------------------------------
+_VERDICT = textwrap.dedent("""
+    import json, sys, openvino as ov
+    core = ov.Core()
+    for path in sys.argv[1:]:
+        try:
+            core.compile_model(core.read_model(path), "CPU")
+            print(json.dumps("ok"), flush=True)
+        except Exception as e:
+            print(json.dumps(str(e).strip().splitlines()[-1][:200]), flush=True)
+""")
+
+
+def _typed_net(producer: str, in_precision: str, consumer: str) -> tuple:
+    """producer -> consumer -> Result, the consumer's input port declaring `in_precision`; (xml, bin bytes)."""
+    dims, blob = (1, 2, 4, 4), b""
+    if producer.startswith("Const "):
+        et = producer.split()[1]
+        blob = bytes([1]) * 32 if et in ("boolean", "u8", "i8") else np.ones(32, np.float32).tobytes()
+        first = (f'<layer id="0" name="src" type="Const" version="opset1"><data element_type="{et}" shape="1,2,4,4"'
+                 f' offset="0" size="{len(blob)}"/><output>{_port(0, dims)}</output></layer>')
+        layers, edges = [first], [(0, 0)]
+    else:                                            # "Parameter et" or "Convert et" (behind an f32 Parameter)
+        kind, et = producer.split()
+        first = (f'<layer id="0" name="x" type="Parameter" version="opset1"><data shape="1,2,4,4"'
+                 f' element_type="{et if kind == "Parameter" else "f32"}"/><output>{_port(0, dims)}</output></layer>')
+        layers, edges = [first], [(0, 0)]
+        if kind == "Convert":
+            layers.append(f'<layer id="1" name="cv" type="Convert" version="opset1"><data destination_type="{et}"/>'
+                          f'<input>{_port(0, dims)}</input><output>{_port(1, dims)}</output></layer>')
+            edges = [(1, 1)]
+    k = len(layers)
+    src = edges[-1]
+    if consumer == "MaxPool":
+        layers.append(f'<layer id="{k}" name="pool" type="MaxPool" version="opset1"><data strides="1,1" pads_begin="0,0"'
+                      f' pads_end="0,0" kernel="2,2" rounding_type="floor" auto_pad="explicit"/><input>'
+                      f'{_port(0, dims, in_precision)}</input><output>{_port(1, (1, 2, 3, 3))}</output></layer>')
+        links = [(src[0], src[1], k, 0), (k, 1, k + 1, 0)]
+        out = (1, 2, 3, 3)
+    else:                                            # a global ReduceMean: its axes a Const at offset len(blob)
+        axes = np.array([2, 3], np.int64).tobytes()
+        layers.append(f'<layer id="{k}" name="axes" type="Const" version="opset1"><data element_type="i64" shape="2"'
+                      f' offset="{len(blob)}" size="16"/><output>{_port(0, (2,), "I64")}</output></layer>')
+        blob += axes
+        layers.append(f'<layer id="{k + 1}" name="rm" type="ReduceMean" version="opset1"><data keep_dims="true"/>'
+                      f'<input>{_port(0, dims, in_precision)}{_port(1, (2,), "I64")}</input>'
+                      f'<output>{_port(2, (1, 2, 1, 1))}</output></layer>')
+        links = [(src[0], src[1], k + 1, 0), (k, 0, k + 1, 1), (k + 1, 2, k + 2, 0)]
+        k += 1
+        out = (1, 2, 1, 1)
+    layers.append(f'<layer id="{k + 1}" name="out" type="Result" version="opset1"><input>{_port(0, out)}</input></layer>')
+    edge_xml = "".join(f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>' for a, b, c, d in links)
+    return (f'<?xml version="1.0"?>\n<net name="typed" version="11"><layers>{"".join(layers)}</layers>'
+            f"<edges>{edge_xml}</edges></net>\n"), blob
+
+
+def test_a_pool_is_judged_on_the_type_its_producer_gives(tmp_path):
+    """OpenVINO reads no input port's precision: a pool or reduction takes the type its producer gives (a
+    Parameter's or Const's element_type, a Convert's destination_type). check must give OpenVINO's verdict
+    whatever the consumer's input port says; the precision-mismatch warnings on declared output ports aside."""
+    cases = [(p, prec, c) for p in ("Parameter f32", "Const boolean", "Const f32", "Convert u1", "Convert boolean",
+                                    "Convert f16", "Parameter i8")
+             for prec in ("FP32", "F8E4M3", "BOOL", "U1", "STRING") for c in ("MaxPool", "ReduceMean")]
+    paths = []
+    for i, case in enumerate(cases):
+        xml, blob = _typed_net(*case)
+        path = tmp_path / f"t{i}.xml"
+        path.write_text(xml)
+        path.with_suffix(".bin").write_bytes(blob)
+        paths.append(str(path))
+    r = subprocess.run([sys.executable, "-c", _VERDICT, *paths], capture_output=True, text=True, check=True)
+    verdicts = [json.loads(line) for line in r.stdout.splitlines()]
+    assert len(verdicts) == len(cases)
+    wrong = []
+    for case, path, verdict in zip(cases, paths, verdicts):
+        errors = [f for f in irpool.check(path).errors() if f.code != "shape-mismatch"]
+        if bool(errors) != (verdict != "ok"):
+            wrong.append((case, verdict, [str(f).split(": ", 1)[1][:160] for f in errors]))
+    assert not wrong, wrong
+    assert sum(v != "ok" for v in verdicts) >= 10 and sum(v == "ok" for v in verdicts) >= 10

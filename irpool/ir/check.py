@@ -12,6 +12,7 @@ import copy
 import difflib
 import marshal
 import math
+import re
 from array import array
 from dataclasses import replace
 
@@ -23,7 +24,7 @@ from ..core import axis_names, plan
 from ..errors import IRError
 from ..opdefs import load
 from ..report import Finding, Report, pooling_summary  # noqa: F401 (re-exported)
-from . import consts, fold
+from . import consts, fold, negpads
 from .fold import MOST_KEPT, SHAPE_OPS
 from .consts import Const
 from .bodies import back_edges, declared_inputs, parameter_shapes
@@ -32,7 +33,7 @@ from .elements import element_type, spellings
 from .family import FAMILY_TYPES, interpret_family, is_family, shape_input_name
 from .eltypes import TypeVerdicts
 from .graph import ROOTS, Graph
-from .layers import (POOL_TYPES, check_dims, empty_window_refusal, interpret, is_pooling, kept_in_type,
+from .layers import (POOL_TYPES, check_dims, empty_window_refusal, interpret, is_pooling, kept_in_type, op_name,
                      small_output_refusal, type_refusal)
 from .parse import (_BIG_LINE, BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, op_type,
                     belongs, content_key, light_ports, line_of, opened_source)
@@ -44,6 +45,10 @@ BODY_TYPES = ("TensorIterator", "Loop", "If")      # the ops whose <layer> holds
 _CLEAN_KEYS = 4096        # content keys remembered as clean, at most
 _SIGNATURES = 1 << 12     # distinct signatures kept as objects; past that, each new one goes to `spill`
 _GRAPH_TYPES = frozenset(ROOTS + ("Parameter",))   # the layers graph.py is told of, with every layer with inputs
+
+
+_U64_ID = re.compile(r"\s*\+?[0-9]+")   # a layer id as pugixml's as_ullong takes it whole ("01", "+1", " 1")
+_TYPED = ("Parameter", "Const", "Convert") + POOL_TYPES   # producers whose output type check knows (given_type)
 
 
 def _with_dicts(sig) -> tuple:
@@ -101,6 +106,15 @@ class _Net:
         self.declared_differs = False   # a forced Parameter declares other dims: the body is also checked on those
         self.outer_feeds = []   # (producer id, port, TensorIterator/Loop/If id, port): what its bodies take
         self.holder_types = {}  # TensorIterator/Loop/If id -> {input port id: the precision it declares}
+        # duplicate layer ids (OpenVINO builds the last layer of an id): counted in a first pass, judged in the next
+        self.dups = {}          # id -> how many layers have it (this pass)
+        self.shadow = {w[1]: w[2] for w in wait if isinstance(w, tuple) and w[0] == "dup"}   # the same, known
+        self.occurrences = {}   # id in shadow -> how many layers with it were read so far
+        self.rooted = set()     # ids of a shadowed Result or Assign: whatever layer takes the id is a root
+        self.param_order = []   # Parameter ids in document order, shadowed ones too (the reader's input slots)
+        self.param_slots = {}   # id of a shadowed Parameter -> the Parameter ids before it (what its layer may take)
+        self.v10_params = []    # (id, line, element) of shadowed Parameters in IR v10
+        self.fused = []         # (pool id, Convert id, edge line) of pools that feed a Convert to bf16 (fused_convert)
 
     def finding(self, code, message, line, layer=None, el=None, fix=None) -> None:
         """A finding, its severity from schemas/codes.json."""
@@ -124,8 +138,19 @@ class _Net:
                 missing = [a for a in REQUIRED if el.get(a) is None]
                 self.finding("bad-structure", f"<layer> lacks {', '.join(missing)}: OpenVINO requires id, name, type"
                              " and version on every layer, and refuses the file", line_of(el), el=el)
+            elif lid is not None and not snippet and not (lid.isdigit() or _U64_ID.fullmatch(lid) and int(lid) < 1 << 64):
+                self.finding("bad-structure", f'<layer id="{lid}">: read_model reads a layer id as an unsigned'
+                             " 64-bit number, and refuses the file", line_of(el), el=el)
+            if lid in self.shadow:
+                k = self.occurrences[lid] = self.occurrences.get(lid, 0) + 1
+                if k < self.shadow[lid]:
+                    self.shadowed(el, lid, ltype)
+                    continue
+            if ltype == "Parameter":
+                self.param_order.append(lid)
             new = seen.row(lid) is None
             if not new:
+                self.dups[lid] = self.dups.get(lid, 1) + 1      # (judged in the next pass, the last layer built)
                 self.finding("duplicate-id", f"layer id {lid} is used by more than one layer", line_of(el), el=el)
             if ltype in BODY_TYPES:
                 declared = declared_inputs(el)
@@ -133,6 +158,7 @@ class _Net:
                 for body in el.iterchildren(*BODIES):
                     self.body(el, body, declared)
             elif ltype == "Const":
+                self.const_type(el)
                 if lid in self.keep_consts or Const.may_be_shape(el):
                     self.consts[lid] = Const.of(el)     # (weights are never a shape input: not kept, flat memory)
                 self.port_count(el)
@@ -149,7 +175,7 @@ class _Net:
                 if known is None or lid in self.wait or lid in self.forced:
                     self.layer(_layer(el, problems), key)
                     continue
-                ports, rec = known
+                ports, rec, judged = known
                 if rec is not None:                         # explain: the same record, for this layer
                     self.emit(rec | dict(layer=replace(rec["layer"], id=lid, name=name, line=line_of(el))))
                 if ltype in POOL_TYPES:
@@ -161,6 +187,96 @@ class _Net:
                     continue
             if new:
                 self.remember(lid, name, ltype, ports, el)
+                if ltype in POOL_TYPES:
+                    self.types.keep(len(self.seen) - 1, judged)
+                elif ltype in ("Const", "Convert"):
+                    data = el.find("data")
+                    self.types.source(len(self.seen) - 1, ltype, data.attrib if data is not None else None)
+
+    def packed(self, layer, rank, const, early, values) -> None:
+        """A u4/i4 Const as a shape input: read_model's shape inference takes its elements as whole signed bytes
+        and compile_model unpacks them (consts.read): what the first refuses, read_model refuses; where the two
+        read other values, a warning says what each makes of them (the compiled model's is judged)."""
+        et, where = const.element_type, const.where(self.file)
+        early, values = [int(v) for v in early], [int(v) for v in values]
+        try:
+            if load("openvino")["ops"][op_name(layer, self.file)]["family"] != "adaptive":   # (which takes any)
+                interpret_family(layer, self.file, rank, early, where, self.doc.ir_version)
+        except IRError as e:
+            raise IRError(f"read_model's shape inference reads this {et} Const's elements as whole signed bytes"
+                          f" ({early}): {e.reason}", code=e.code, line=e.line, file=e.file,
+                          layer_id=e.layer_id, layer_name=e.layer_name, layer_type=e.layer_type) from None
+        if early != values:
+            what = shape_input_name(layer)
+            self.finding("lenient-attribute", f"its {what} {'are' if what == 'axes' else 'is'} an {et} Const, whose elements"
+                         f" read_model's shape inference reads as whole signed bytes ({early}) and compile_model"
+                         f" unpacks ({values}): the model read_model gives and the one compiled differ; irpool"
+                         " judges the compiled one", layer.data_line, layer)
+
+    def maybe_fused(self, fl, fp, tl, line) -> None:
+        """An edge from a pool's data output into a Convert to a type the plugin fuses into the pool
+        (schemas/openvino.json "fused_convert"): judged in finish, once every consumer of the pool is known."""
+        src, dst = self.signature(fl), self.signature(tl)
+        if src and dst and src[0] in POOL_TYPES and dst[0] == "Convert" and src[1] and fp == src[1][0][0]:
+            et = self.types.source_type(self.seen.row(tl))
+            if et is not None and et.name in load("openvino")["fused_convert"]["destination_types"]:
+                self.fused.append((fl, tl, line))
+
+    def say_fused(self) -> None:
+        """The pools whose only consumer is a Convert the plugin fuses into them: refused on the tiers with no
+        pooling kernel that gives its type."""
+        rule = load("openvino")["fused_convert"]
+        edges = self.graph.edges.all()
+        for fl, tl, line in self.fused:
+            row = self.seen.row(fl)
+            if int((edges[:, 0] == row).sum()) != 1:
+                continue                        # (a second consumer keeps the Convert apart)
+            info = self.info(fl)
+            what = f"{info[1]} whose output goes only to Convert {tl} (to bf16), which the CPU plugin fuses into it"
+            said = cpu.judge(lambda tier: cpu.measured(
+                rule, tier, f"OpenVINO's CPU plugin does not compile a {what} ({rule['why']})",
+                f"OpenVINO's CPU plugin compiles a {what} only where bf16 is native ({rule['why']})"))
+            if said:
+                self.finding(*said, line, el={"id": fl, "name": info[0], "type": info[1]})
+
+    def const_type(self, el) -> None:
+        """A Const's element_type must name a type as OpenVINO names them, in any case but with no space around
+        it ("u8 ", " u8", "u9", "FP32": read_model refuses the file, used or not)."""
+        data = el.find("data")
+        text = data.get("element_type") if data is not None else None
+        if text is not None and (element_type(text) is None or text.lower() != element_type(text).name):
+            self.finding("bad-attribute", f'Const element_type="{text}" is not an element type as OpenVINO names them:'
+                         f' read_model refuses the file ("{text} is not a member of enum element::Type_t")',
+                         line_of(data), el=el)
+
+    def shadowed(self, el, lid, ltype) -> None:
+        """A layer whose id a later <layer> takes again. OpenVINO's reader keeps the last layer of an id and builds
+        it alone: of this one it checks only what it checks of every layer (its <dim>s, its output precisions),
+        but a Result or Assign still makes the id a root, and a Parameter a place among the inputs, where the
+        later layer is built before the layers after it (measured: tests/test_duplicate_ids.py)."""
+        line = line_of(el)
+        for side in ("input", "output"):
+            for holder in el.iterchildren(side):
+                for p in holder.iterchildren("port"):
+                    if side == "output" and p.get("precision") not in spellings():
+                        self.finding("bad-structure", f"output port {p.get('id')} precision={p.get('precision')!r}:"
+                                     " read_model refuses the file, whatever layer takes this id later", line, el=el)
+                    for d in p.iterchildren("dim"):
+                        try:
+                            port_dim(d.text)
+                        except ValueError as e:
+                            self.finding("bad-structure", f"{side} port {p.get('id')}: <dim>{d.text or ''}</dim> is"
+                                         f" not a dimension ({e}): read_model refuses the file, whatever layer takes"
+                                         " this id later", line_of(d), el=el)
+        self.finding("shadowed-layer", f"layer id {lid} is given again to a later layer: OpenVINO builds only the"
+                     f" last layer with an id, and ignores this {ltype}", line, el=el)
+        if ltype in ROOTS:
+            self.rooted.add(lid)
+        elif ltype == "Parameter":
+            if self.doc.ir_version == "10":
+                self.v10_params.append((lid, line, el))
+            self.param_slots[lid] = frozenset(self.param_order)
+            self.param_order.append(lid)
 
     def type_verdicts(self, layer: Layer, pl, et, x_dims, line) -> None:
         """What the CPU plugin does with a pooling layer on element type `et` (ir/layers.py type_refusal, per CPU
@@ -318,7 +434,7 @@ class _Net:
         the layer as written but for its id, name, rt_info and port names (content_key); a key that gave no
         finding is not checked again."""
         findings, problems = len(self.report.findings), len(self.doc.problems)
-        self.last_record = None
+        self.last_record = self.last_type = None
         _check_output_precisions(self, layer)
         for line, what in layer.notes:
             self.finding("lenient-attribute", what, line, layer)
@@ -348,9 +464,13 @@ class _Net:
                 and len(self.index_ports) == indices and not waits and layer.id not in self.types.params:
             if len(self.clean) >= _CLEAN_KEYS:
                 self.clean.clear()                          # a file of ever-new layers: memory stays flat
-            self.clean[key] = (ports, self.last_record)
+            self.clean[key] = (ports, self.last_record, self.last_type)
         if self.seen.row(layer.id) is None:
             self.remember(layer.id, layer.name, layer.type, ports, layer.line)
+            if layer.type in ("Const", "Convert"):
+                self.types.source(len(self.seen) - 1, layer.type, layer.data)
+            elif is_pooling(layer) and layer.id not in self.waiting:
+                self.types.keep(len(self.seen) - 1, self.last_type)
 
     def remember(self, lid, name, layer_type, ports, where=None) -> None:
         """A new layer id: its name and signature, (type, output ports, input ports) as (id, raw dims) pairs.
@@ -371,6 +491,8 @@ class _Net:
         elif number in self.bad_dims:
             self.odd_dims(lid, name, layer_type, ports, where)
         row = self.seen.add(lid, name, number)
+        if lid in self.rooted and layer_type not in ROOTS:
+            self.graph.roots.append(row)                    # (a shadowed Result's id: the reader walks back from it)
         if layer_type in _GRAPH_TYPES or ports[1]:        # (any layer with input ports needs their edges)
             inputs = len(ports[1]) if self.doc.ir_version != "10" else \
                 min(len(ports[1]), 0 if layer_type == "Const" else 1)    # (v10: extra ports; a Const takes none)
@@ -533,11 +655,15 @@ class _Net:
                 " it, and crashes compiling it (a segmentation fault) when its indices output is not used",
                 layer.data_line, layer)
             self.index_ports.setdefault((layer.id, port), None)   # (so that the edges from it are looked at)
+        if x_dims is None or all(_unbounded(d) for d in x_dims[2:]):
+            self.report.uncheck(layer.type, "their spatial input dims are dynamic and unbounded, so their output"
+                                " dims are not checked: reshape the model to static input shapes to check them")
         if x_dims is None:                               # dynamic rank in: rank k + 2 out, every dim dynamic
             plans, computed = None, [DYNAMIC] * (pl.spec.ndim + 2)
         else:
             try:
-                plans = plan(pl.spec, x_dims)
+                spec, crop = negpads.fit(pl, x_dims)
+                plans = plan(spec, negpads.cut(x_dims, crop))
             except IRError as e:
                 self.finding("bad-shape", f"{pl.op}: {e.reason}", x.line, layer)
                 self.record(layer, x_dims, pl=pl, error=e.reason)
@@ -578,7 +704,12 @@ class _Net:
                                                   self.file)
             except fold.Unknown as e:
                 self.finding("unchecked", str(e), shape_port.line, layer)
+                self.report.uncheck(layer.type, "their shape inputs are in a weights file that is not there"
+                                    if e.missing else "their shape inputs are not known")
                 return
+            early = read_model_values(source, values, self.bin, self.file)
+            if early is not None:
+                self.packed(layer, rank, source, early, values)
             fl = interpret_family(layer, self.file, rank, values, source.where(self.file), self.doc.ir_version)
         except IRError as e:
             if e.code == "bad-weights":
@@ -709,7 +840,7 @@ class _Net:
             edges = list(zip(*ends))[:n]
         waiting, index_ports, shape_ops, outputs = self.waiting, self.index_ports, self.shape_ops, self.outputs
         row, value, signature, graph, types = self.seen.row, self.seen.value, self._signature, self.graph, self.types
-        out_types = self.out_types
+        out_types, param_slots = self.out_types, self.param_slots
         ports = graph.ports
         ports.extend(bytes(len(self.seen) - len(ports)))
         rows = array("i")                               # (producer row, consumer row, line) of each edge
@@ -732,6 +863,8 @@ class _Net:
                     else:
                         graph.edge(ra, rb, i, tp, line_of(el), rows)
                 if tl not in waiting and tl not in shape_ops and (fl, fp) not in index_ports and fl not in waiting \
+                        and tl not in param_slots and not (a[0] in POOL_TYPES and b[0] == "Convert") \
+                        and not (b[0] in POOL_TYPES and a[0] in _TYPED) \
                         and (fl, fp) not in outputs and not types.wants(fl, tl) and (fl, fp) not in out_types \
                         and a[3].get(fp, 0) == b[4].get(tp, 1):
                     continue                                                    # both ends declare the same dims
@@ -739,6 +872,14 @@ class _Net:
         graph.batch(rows)
 
     def edge(self, fl, fp, tl, tp, line) -> None:
+        slot = self.param_slots.get(tl)
+        if slot is not None and fl not in slot and (self.signature(tl) or ("Parameter",))[0] != "Parameter":
+            info = self.info(tl)
+            self.finding("bad-graph", f"layer {tl} takes the place of an earlier Parameter of that id, where"
+                         f" OpenVINO's reader builds it among the inputs, before layer {fl}, which feeds it: read_model"
+                         " refuses the file (\"Attempt to access node ... that not in graph\"), or crashes when the"
+                         " layer feeds itself", line, el={"id": tl, "name": info and info[0], "type": info and info[1]})
+        self.maybe_fused(fl, fp, tl, line)
         if self.types.wants(fl, tl):
             self.types.edge(self, fl, fp, tl, tp, line)
         self.pass_type(fl, fp, tl)
@@ -790,6 +931,12 @@ class _Net:
         if fl in self.waiting or fl in self.types.params:
             self.relook.add(tl)                 # its producer's output is known once the edges are read, or its type
             return                              # is a Parameter's element_type that the ports do not declare
+        judged = self.types.source_type(self.seen.row(tl))
+        src = self.signature(fl) if judged is not None else None
+        given = self.given_type(fl, fp) if src and src[1] and fp == src[1][0][0] else None
+        if given is not None and given.name != judged.name:
+            self.relook.add(tl)                 # judged on its input port's precision; OpenVINO takes the producer's
+            return
         want = self.produced(fl, fp)
         have = [lenient_dim(t) for t in dst[2][0][1]]
         if want not in ((), None) and have and (len(have) != len(want) or not all(map(compatible, have, want))):
@@ -798,7 +945,7 @@ class _Net:
     def given_type(self, fl, fp):
         """The element type output `fp` of layer `fl` gives, where check knows it: a waiting pool's, or a
         Parameter's element_type."""
-        return self.out_types.get((fl, fp)) or self.types.kinds.get(fl)
+        return self.out_types.get((fl, fp)) or self.types.kinds.get(fl) or self.types.source_type(self.seen.row(fl))
 
     def produced(self, fl, fp):
         """The dims output `fp` of layer `fl` gives, as OpenVINO infers them: what check computed for it, else
@@ -841,6 +988,11 @@ class _Net:
     def finish(self) -> None:
         """Edges read before the layers, then every waiting pooling layer, producers first, then what read_model
         would refuse in the graph."""
+        self.relook |= {("dup", lid, n) for lid, n in self.dups.items()}
+        for lid, line, el in self.v10_params:
+            if (self.signature(lid) or ("",))[0] == "Parameter":
+                self.finding("duplicate-id", f"a later Parameter takes id {lid} again: read_model of IR v10 refuses"
+                             " two inputs of one id (their names collide, model_reader.cpp)", line, el=el)
         graph, rows = self.graph, array("i")
         graph.ports.extend(bytes(len(self.seen) - len(graph.ports)))
         for fl, fp, tl, tp, line in self.early_edges:
@@ -895,6 +1047,8 @@ class _Net:
                 self.finding(code, message, line, layer)
         if self.f32_chain:
             self.say_f32_chain()
+        if self.fused:
+            self.say_fused()
         if self.doc.is_snippet:
             for message, line, el, _ in self.loose:
                 self.finding("edge-mismatch", message, line, el=el)
@@ -998,6 +1152,18 @@ _PARAMETER_REFUSED = {
     "dynamic": "the CPU plugin does not compile an input of dynamic element type (\"Cannot allocate memory for"
                " incompatible descriptors\")",
 }
+
+
+def read_model_values(source, values, bin_path, file):
+    """A packed (u4/i4) Const's values as read_model reads them, or None for any other shape input."""
+    if not isinstance(source, consts.Const) or source.element_type not in consts.PACKED:
+        return None
+    return consts.read(source, bin_path, file, as_read_model=True)
+
+
+def _unbounded(d) -> bool:
+    """A dim with no upper bound (?, -1, 2..)."""
+    return not isinstance(d, int) and (not isinstance(d, tuple) or d[1] is None)
 
 
 def _check_precisions(net: _Net, layer: Layer):

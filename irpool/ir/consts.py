@@ -14,6 +14,7 @@ from .parse import line_of
 
 SHAPE_TYPES = {"i32": "<i4", "i64": "<i8", "u32": "<u4", "u64": "<u8", "i8": "i1", "u8": "u1", "i16": "<i2",
                "u16": "<u2"}
+PACKED = {"u4": False, "i4": True}   # 4-bit integers (signed or not): two to a byte, the low nibble first
 MOST_VALUES = 64          # a shape input holds one value per axis: anything larger is not one
 
 
@@ -40,7 +41,7 @@ class Const:
         if data is None:
             return True
         et, shape = (data.get("element_type") or "").strip().lower(), data.get("shape") or ""
-        return et in SHAPE_TYPES and "," not in shape
+        return (et in SHAPE_TYPES or et in PACKED) and "," not in shape
 
     @property
     def element_type(self) -> str:
@@ -65,26 +66,23 @@ class Missing(Exception):
     """No weights file to read (none given, or none beside the .xml): the layers that need it are unchecked."""
 
 
-def read(const: Const, bin_path: str | None, file: str | None) -> np.ndarray:
+def read(const: Const, bin_path: str | None, file: str | None, as_read_model: bool = False) -> np.ndarray:
     """The Const's values as a 1-D int64 array. Missing when there is no weights file; IRError (code
-    bad-weights, naming the Const, the .bin and the byte range) when the <data> or the file is inconsistent."""
+    bad-weights, naming the Const, the .bin and the byte range) when the <data> or the file is inconsistent.
+
+    u4 and i4 (PACKED) are unpacked as compile_model does; `as_read_model`: as read_model's shape inference
+    reads them, element k the signed byte at offset + k, past the Const's size too (measured, 2026.4.1)."""
     d = const.data
     et, text = const.element_type, d.get("shape")
 
     def refused(why):
         return IRError(why, code="bad-weights", **const.where(file))
+    if et in PACKED:
+        return _packed(const, bin_path, file, as_read_model, refused)
     if et not in SHAPE_TYPES:
         raise refused(f"element_type={d.get('element_type')!r}: a shape input holds integers"
                       f" ({', '.join(SHAPE_TYPES)})")
-    try:
-        items = [t.strip() for t in text.split(",")] if text and text.strip() else []
-        if len(items) > 1 or any(not t.isdigit() for t in items):
-            raise ValueError
-        count = int(items[0]) if items else 1
-        offset, size = int(d["offset"]), int(d["size"])
-    except (KeyError, ValueError, TypeError):
-        raise refused(f"<data shape={text!r} offset={d.get('offset')!r} size={d.get('size')!r}> does not say where"
-                      " a 1-D shape input lies in the .bin") from None
+    count, offset, size = _where(d, text, refused)
     itemsize = np.dtype(SHAPE_TYPES[et]).itemsize
     span = f"bytes [{offset}, {offset + size})"
     if count > MOST_VALUES:
@@ -92,6 +90,38 @@ def read(const: Const, bin_path: str | None, file: str | None) -> np.ndarray:
     if offset < 0 or size < count * itemsize:          # (a larger size: OpenVINO reads the first bytes)
         raise refused(f"{span} of the .bin: size {size} does not hold shape [{count}] of {et}"
                       f" ({count * itemsize} bytes)")
+    return np.frombuffer(_bytes(bin_path, offset, size, span, refused)[: count * itemsize],
+                         dtype=SHAPE_TYPES[et]).astype(np.int64)
+
+
+def _where(d, text, refused) -> tuple:
+    """(count, offset, size) of a 1-D Const's <data>."""
+    try:
+        items = [t.strip() for t in text.split(",")] if text and text.strip() else []
+        if len(items) > 1 or any(not t.isdigit() for t in items):
+            raise ValueError
+        return int(items[0]) if items else 1, int(d["offset"]), int(d["size"])
+    except (KeyError, ValueError, TypeError):
+        raise refused(f"<data shape={text!r} offset={d.get('offset')!r} size={d.get('size')!r}> does not say where"
+                      " a 1-D shape input lies in the .bin") from None
+
+
+def _packed(const, bin_path, file, as_read_model, refused) -> np.ndarray:
+    et = const.element_type
+    count, offset, size = _where(const.data, const.data.get("shape"), refused)
+    span = f"bytes [{offset}, {offset + size})"
+    if count > MOST_VALUES or offset < 0 or size < (count + 1) // 2:
+        raise refused(f"{span} of the .bin: size {size} does not hold shape [{count}] of {et}")
+    if as_read_model:                  # (past the file's end it read zeros, measured: whatever memory holds)
+        raw = _bytes(bin_path, offset, size, span, refused, extra=max(count - size, 0)).ljust(count, b"\0")
+        return np.frombuffer(raw[:count], dtype=np.int8).astype(np.int64)
+    raw = np.frombuffer(_bytes(bin_path, offset, size, span, refused)[: (count + 1) // 2], dtype=np.uint8)
+    nibbles = np.stack([raw & 15, raw >> 4], axis=1).reshape(-1)[:count].astype(np.int64)
+    return np.where(nibbles > 7, nibbles - 16, nibbles) if PACKED[et] else nibbles
+
+
+def _bytes(bin_path, offset, size, span, refused, extra: int = 0) -> bytes:
+    """`size` bytes at `offset` of the weights file (one seek), and up to `extra` more where the file has them."""
     if bin_path is None:
         raise Missing("no weights file: give it with --bin PATH (Python: bin=)")
     try:
@@ -100,11 +130,11 @@ def read(const: Const, bin_path: str | None, file: str | None) -> np.ndarray:
             if offset + size > length:
                 raise refused(f"{span} of {bin_path} lie past its end ({length} bytes)")
             f.seek(offset)
-            raw = f.read(size)
+            raw = f.read(size + extra)
     except FileNotFoundError:
         raise Missing(f"its weights file {bin_path} does not exist (--bin PATH names another)") from None
     except OSError as e:
         raise refused(f"cannot read {span} of {bin_path}: {e.strerror or e}") from None
-    if len(raw) != size:
+    if len(raw) < size:
         raise refused(f"{span} of {bin_path}: only {len(raw)} bytes could be read")
-    return np.frombuffer(raw[: count * itemsize], dtype=SHAPE_TYPES[et]).astype(np.int64)
+    return raw

@@ -32,6 +32,8 @@ class TypeVerdicts:
         self.pending = {}       # pool id -> record: op, element type, dims, line, who, data port, consumers
         self.params = {}        # Parameter id -> (element type it declares, its output port's precision's type)
         self.kinds = {}         # Parameter id -> its element type, for the first _PARAMETERS Parameters
+        self.sources = bytearray()  # layer row -> 1 + index in _names of the type its output gives, or 0
+        self._names = []
 
     # -- what check.py calls ----------------------------------------------------------------------------
     def parameter(self, layer) -> None:
@@ -43,6 +45,27 @@ class TypeVerdicts:
             self.params[layer.id] = (et, port)
         if et is not None and len(self.kinds) < _PARAMETERS:
             self.kinds[layer.id] = et
+
+    def source(self, row: int, layer_type: str, data) -> None:
+        """A Const's element_type, a Convert's destination_type: the type OpenVINO gives their output whatever
+        its port's precision says, and so the type of a pool or reduction they feed."""
+        self.keep(row, element_type((data or {}).get("element_type" if layer_type == "Const" else
+                                                     "destination_type")))
+
+    def keep(self, row: int, et) -> None:
+        """The type layer row `row` gives (a pooling layer: the type it was judged on), in one byte a layer."""
+        if et is None:
+            return
+        if et.name not in self._names:
+            self._names.append(et.name)
+        if len(self.sources) <= row:
+            self.sources.extend(bytes(row + 1 - len(self.sources)))
+        self.sources[row] = 1 + self._names.index(et.name)
+
+    def source_type(self, row):
+        """The type `source` kept for layer row `row`, or None."""
+        code = self.sources[row] if row is not None and row < len(self.sources) else 0
+        return element_type(self._names[code - 1]) if code else None
 
     def waits(self, layer) -> bool:
         """Called for a pooling layer when read: whether its type verdict may need its consumers. A layer kept

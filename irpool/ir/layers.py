@@ -12,6 +12,7 @@ from ..core import PoolSpec
 from ..core.spec import MAX_DIM
 from ..errors import IRError
 from ..opdefs import load
+from . import negpads
 from .elements import element_type
 from .parse import Layer
 
@@ -35,6 +36,7 @@ class PoolLayer:
     unknown: list        # attribute names the op does not have (OpenVINO ignores them)
     index_type: str      # index_element_type, as an IR element type name
     lenient: list        # values not written as their type that OpenVINO reads anyway, said in words
+    raw_pads: tuple | None = None   # (pads_begin, pads_end) as written, where one is negative (ir/negpads.py)
 
     @property
     def crashes_unless_indices_used(self) -> bool:
@@ -154,6 +156,19 @@ def interpret(layer: Layer, file: str | None, rank: int | None = -1, ir_version:
                                   f" has {rank - 2} spatial axes")
         except IRError as e:
             raise IRError(f"{op}: {e.reason}", code="bad-attribute", **where) from None
+    raw_pads = None
+    if attrs["auto_pad"] == "explicit" and any(v < 0 for n in _LOOSE_PADS for v in attrs.get(n) or ()):
+        raw_pads = tuple(tuple(attrs.get(n) or (0,) * spatial) for n in _LOOSE_PADS)   # (negpads.py)
+        for n in _LOOSE_PADS:
+            if any(v < -MAX_DIM for v in attrs.get(n) or ()):
+                raise IRError(f'{op}: {n}="{layer.data[n]}" is out of range [-{MAX_DIM}, {MAX_DIM}]',
+                              code="bad-attribute", **where)
+            attrs[n] = tuple(max(v, 0) for v in attrs.get(n) or ())
+        lenient.append(", ".join(f'{n}="{layer.data[n]}"' for n in _LOOSE_PADS if n in layer.data)
+                       + ": a negative pad, which no converter writes: OpenVINO reads it (as an unsigned number"
+                       " its shape inference takes back) and shifts the windows, where it takes the layer at all"
+                       " (irpool follows it, measured), and its CPU plugin has corrupted its heap running such a"
+                       " MaxPool-1 on CPU tier avx2")
     for name in _LOOSE_PADS:
         vals = attrs.get(name) or ()
         bad = [v for v in vals if not 0 <= v <= MAX_DIM]
@@ -181,7 +196,7 @@ def interpret(layer: Layer, file: str | None, rank: int | None = -1, ir_version:
     if "axis" in attrs and rank is not None and not -rank <= attrs["axis"] < rank:
         raise IRError(f"{op}: axis {attrs['axis']} is out of the range [{-rank}, {rank - 1}] of an input of"
                       f" rank {rank}", code="bad-attribute", **where)
-    return PoolLayer(layer, op, spec, definition["outputs"], unknown, index_type, lenient)
+    return PoolLayer(layer, op, spec, definition["outputs"], unknown, index_type, lenient, raw_pads)
 
 
 def check_dims(pl: PoolLayer, dims, file: str | None) -> None:
@@ -195,6 +210,9 @@ def check_dims(pl: PoolLayer, dims, file: str | None) -> None:
                 raise IRError(f"{pl.op}: with exclude-pad, the (dilated) kernel {k} of spatial axis {i} must be"
                               f" larger than its pads ({pb}, {pe}): a window would lie entirely in the padding",
                               code="bad-attribute", **pl.layer.where(file, pl.layer.data_line))
+    why = negpads.read_refusal(pl, dims)
+    if why:
+        raise IRError(f"{pl.op}: {why}", code="bad-attribute", **pl.layer.where(file, pl.layer.data_line))
     if dims is None:
         return
     for axis, what in ((0, "Batch size"), (1, "Channel count")):

@@ -166,7 +166,7 @@ def _open(source, max_bytes: int):
                               file=path)
             return open(path, "rb"), path
         except OSError as e:
-            raise IRError(f"cannot read: {e.strerror or e}", file=path) from None
+            raise IRError(f"cannot read it: {e.strerror or e}", file=path) from None
     else:
         raise IRError(f"cannot read IR from a {type(source).__name__}: give a path, an XML string, bytes or a"
                       " binary stream")

@@ -16,6 +16,7 @@ from .consts import Const
 from .dims import compatible, parse_shape, shape_text
 from .elements import element_type, of_dtype
 from .family import FAMILY_TYPES, interpret_family, is_family, shape_input_name
+from . import negpads
 from .layers import POOL_TYPES, check_dims, interpret, is_pooling, op_name, type_refusal
 from .parse import MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs, content_key, line_of, op_type
 from .table import LayerTable
@@ -74,7 +75,8 @@ def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = Non
 _RUN_INDEX_TYPES = ("i16", "u16", "i32", "u32", "i64", "u64")   # the MaxPool indices the CPU plugin runs
 
 
-def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True, key=None) -> list:
+def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True, key=None,
+             declared: bool = True) -> list:
     """One pooling layer on an array, computed in the type OpenVINO's CPU plugin computes its type in.
     `prepared`: (layer id, rank) -> its PoolLayer, and the input shapes and types already checked, kept between
     runs. `indices`: whether a MaxPool's indices output is wanted (when nothing reads it, only the values are
@@ -84,7 +86,13 @@ def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = Tru
     pl = prepared.get(key)
     if pl is None:
         pl = prepared[key] = interpret(layer, file, x.ndim)
-    et = _checked_before(prepared, key + (x.shape, x.dtype), lambda: _checked(layer, file, x, pl))
+    et = _checked_before(prepared, key + (x.shape, x.dtype), lambda: _checked(layer, file, x, pl, declared))
+    spec, crop = negpads.fit(pl, x.shape)
+
+    def run_on(xc, indices):
+        if crop is None:
+            return pool(xc, spec, indices=indices, threads=threads)
+        return negpads.run(lambda *a, **k: pool(*a, threads=threads, **k), xc, pl, spec, crop, indices)
     try:
         if pl.outputs == 2 and indices:
             if pl.index_type not in _RUN_INDEX_TYPES:
@@ -92,16 +100,19 @@ def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = Tru
                               " and fails running it when its indices output is used (\"Reference node ..."
                               " evaluation failed\"; it runs i16, u16, i32, u32, i64 and u64 indices; measured,"
                               " 2026.4.1)", code="bad-precision")
-            y, i = pool(et.to_compute(x), pl.spec, indices=True, threads=threads)
+            y, i = run_on(et.to_compute(x), True)
             return [et.from_compute(y), i.astype(element_type(pl.index_type).dtype(), copy=False)]
-        return [et.from_compute(pool(et.to_compute(x), pl.spec, threads=threads))]
+        return [et.from_compute(run_on(et.to_compute(x), False))]
     except IRError as e:
         raise e.located(**layer.where(file)) from None
 
 
-def _checked(layer: Layer, file, x: np.ndarray, pl):
-    """The ElementType a pooling layer runs an array in, once its shape and type are known to fit the layer."""
-    _check_declared_input(layer, file, x)
+def _checked(layer: Layer, file, x: np.ndarray, pl, declared: bool = True):
+    """The ElementType a pooling layer runs an array in, once its shape and type are known to fit the layer.
+    `declared`: the array must fit the layer's input port, as the only declaration a layer run alone has (in a
+    net, OpenVINO takes what the producer gives, whatever the port declares)."""
+    if declared:
+        _check_declared_input(layer, file, x)
     check_dims(pl, x.shape, file)
     et = of_dtype(x.dtype)
     why = f"irpool has no IR element type for arrays of {x.dtype}" if et is None else None
@@ -117,7 +128,17 @@ def _checked(layer: Layer, file, x: np.ndarray, pl):
 
 
 def _check_declared_input(layer: Layer, file, x: np.ndarray) -> None:
-    """The input array must fit the dims the layer's input port declares (intervals and -1 fit anything within)."""
+    """The input array must fit the dims the layer's input port declares (intervals and -1 fit anything within),
+    and its precision, where it names one: as a Parameter's in a whole net (and onnxruntime's inputs)."""
+    et = element_type(layer.inputs[0].precision) if layer.inputs else None
+    try:
+        want = et.dtype() if et is not None else None
+    except IRError:
+        want = None                             # (a type numpy lacks without ml-dtypes: run says so itself)
+    if want is not None and x.dtype != want:
+        raise IRError(f"input array has element type {x.dtype}, input port {layer.inputs[0].id} declares"
+                      f" {layer.inputs[0].precision} ({et.dtype()})", code="bad-input",
+                      **layer.where(file, layer.inputs[0].line))
     declared = layer.inputs[0].dims
     if declared and (x.ndim != len(declared) or not all(compatible(d, n) for d, n in zip(declared, x.shape))):
         raise IRError(f"input array has shape {list(x.shape)}, input port {layer.inputs[0].id} declares"
@@ -358,7 +379,9 @@ class Program:
             return IRError(f"<layer> lacks {', '.join(missing)}, which OpenVINO requires on every layer",
                            code="bad-structure", **where)
         if self.table.row(lid) is not None:
-            return IRError(f"layer id {lid} is used twice", code="duplicate-id", **where)
+            return IRError(f"layer id {lid} is used twice: OpenVINO builds only the last layer with an id (irpool"
+                           " check says which it ignores); irpool runs only nets whose ids are unique",
+                           code="unsupported", **where)
         if ltype not in RUNNABLE:
             return IRError(f"irpool runs nets of Parameter, MaxPool, AvgPool and Result layers, not {ltype}; to run"
                            " one pooling layer of this net, name it: irpool run FILE --layer ID|NAME -i 0=x.npy"
@@ -503,9 +526,9 @@ class Program:
                 continue
             wanted = len(group.outputs) > 1 and 4 * row + 1 in self.other_readers
             try:
-                outs = _execute(group, file, x, threads, self.prepared, indices=wanted, key=value)
+                outs = _execute(group, file, x, threads, self.prepared, indices=wanted, key=value, declared=False)
             except IRError:
-                _execute(self._view(row), file, x, threads, {}, indices=wanted)    # raises, naming this layer
+                _execute(self._view(row), file, x, threads, {}, indices=wanted, declared=False)   # raises, naming it
                 raise
             del x
             for port, arr in enumerate(outs[:4]):

@@ -67,6 +67,10 @@ def _who(key: str, j) -> str:
     return f"ONNX's {j.op} shape inference (and onnxruntime's graph)" if key == "onnx" else "OpenVINO"
 
 
+def _said(length) -> str:
+    return "not known (a symbolic dim: give --shape NAME=dims)" if length is None else str(length)
+
+
 def render(e: dict) -> str:
     head = f"node {e['layer_name']!r} {e['layer_type']}" + (f" = {e['op']}" if e["op"] else "")
     head += f", in {e['path']}" if e["path"] else ""
@@ -76,7 +80,9 @@ def render(e: dict) -> str:
     lines = [head, f"  {attrs}" if attrs else "  (no attributes)", f"  input {e['input']} ({e['input_from']})"]
     for ax in e["axes"]:
         lines.append(f"  {ax['arithmetic'] or ax['axis'] + ': ' + str(ax['onnxruntime'])}   (onnxruntime's kernel)")
-        lines.append(f"      ONNX's inference and onnxruntime's graph: {ax['onnx']}; OpenVINO: {ax['openvino']}")
+        if ax["onnx"] is not None or ax["openvino"] is not None:
+            lines.append(f"      ONNX's inference and onnxruntime's graph: {_said(ax['onnx'])};"
+                         f" OpenVINO: {_said(ax['openvino'])}")
         lines.extend(f"      {line}" for line in ax["drawing"])
     for o in e["outputs"]:
         declared = o["declared"] or "no shape"

@@ -143,6 +143,8 @@ def pool_nodes(model, shapes: dict | None = None):
     """Every pooling node of the model with what is known of its input and outputs. `shapes` ({graph input
     name: dims}) overrides the main graph's input shapes (--shape)."""
     opsets = _opsets(model.opset_import)
+    if shapes:
+        _given_shapes_fit(model.graph, shapes)
     yield from _graph(model.graph, (), None, opsets, {}, shapes or {})
     for f in model.functions:
         f_opsets = {**opsets, **_opsets(f.opset_import)}
@@ -150,6 +152,28 @@ def pool_nodes(model, shapes: dict | None = None):
         for i, node in enumerate(f.node):
             yield from _node(node, i, None, f"function {f.domain + '.' if f.domain else ''}{f.name!r}",
                              f_opsets, scope, {})
+
+
+def _given_shapes_fit(g, shapes: dict) -> None:
+    """--shape names an input of the model, with its rank, and agrees with every dim it declares as a number
+    (an IRError, exit 2, otherwise: a mistake in the command, not a finding in the model)."""
+    weights = {t.name for t in g.initializer}
+    inputs = {vi.name: _value(vi, ()) for vi in g.input if vi.name not in weights}
+    for name, dims in shapes.items():
+        if name not in inputs:
+            raise IRError(f"--shape {name}=...: the model has no input named {name!r} (its inputs: "
+                          + (", ".join(repr(n) for n in inputs) or "none") + ")")
+        declared = inputs[name].shape if inputs[name] is not None else None
+        if declared is None:
+            continue
+        shown = "[" + ",".join(str(d) if isinstance(d, int) else "?" for d in declared) + "]"
+        if len(dims) != len(declared):
+            raise IRError(f"--shape {name}={','.join(map(str, dims))}: {len(dims)} dims, but input {name!r} is"
+                          f" {shown}, of rank {len(declared)}")
+        for i, (d, given) in enumerate(zip(declared, dims)):
+            if isinstance(d, int) and d != given:
+                raise IRError(f"--shape {name}={','.join(map(str, dims))}: dim {i} is {given}, but input {name!r}"
+                              f" declares {shown}: --shape may only give its symbolic dims")
 
 
 def _graph(g, path, where, opsets, outer: dict, shapes: dict):

@@ -41,6 +41,21 @@ class NodeProgram:
             raise self._located(e) from None
         self.output_names = [o for o in n.node.output[:self.node.outputs] if o]
 
+    def _fits(self, x: np.ndarray, x_name: str) -> None:
+        """The array must be what the model declares for X (its element type, its rank and numeric dims), as
+        onnxruntime refuses any other input ("Unexpected input data type", "Got invalid dimensions")."""
+        from .check import type_name
+        v = self.pool.x
+        if v is None:
+            return
+        if v.elem_type and type_name(v.elem_type) != x.dtype.name:
+            raise self._located(IRError(f"input {x_name!r} has element type {x.dtype}, the model declares"
+                                        f" {type_name(v.elem_type)}", code="bad-input"))
+        if v.shape is not None and (len(v.shape) != x.ndim or any(
+                isinstance(d, int) and d != n for d, n in zip(v.shape, x.shape))):
+            raise self._located(IRError(f"input {x_name!r} has shape {list(x.shape)}, the model declares"
+                                        f" {_declared_text(v.shape)}", code="bad-input"))
+
     def _located(self, e: IRError) -> IRError:
         n = self.pool
         return e.located(file=self.file, layer_id=str(n.index), layer_name=n.name, layer_type=n.node.op_type)
@@ -55,11 +70,17 @@ class NodeProgram:
             x = inputs[keys[0]]
         else:
             x = inputs
+        x = np.asarray(x)
+        self._fits(x, x_name)
         try:
-            outs = self.node.run(np.asarray(x), threads)
+            outs = self.node.run(x, threads)
         except IRError as e:
             raise self._located(e) from None
         return dict(zip(self.output_names, outs))
+
+
+def _declared_text(shape) -> str:
+    return "[" + ",".join(str(d) if isinstance(d, int) else "?" for d in shape) + "]"
 
 
 def load(source, *, layer: str | None, max_bytes: int) -> NodeProgram:

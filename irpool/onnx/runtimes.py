@@ -91,36 +91,44 @@ def differences(j) -> list:
 
 
 def _shape_differences(j) -> list:
+    """One finding for the node: each runtime's shape first, then why, once (explain has the long form)."""
     got = shapes(j)
     rules, op_type = _rules(), j.node.node.op_type
     names = dict(zip(j.base.spatial_axes(len(j.out)), axis_names(j.base.ndim)))
-    found = []
-    kernel = got["onnxruntime"]
-    inferred, ov = got["onnx"], got["openvino"]
-    for a in j.base.spatial_axes(len(kernel)):
-        if kernel[a] is None:
-            continue
-        say = []
-        if inferred[a] != kernel[a]:
-            latest = max((k for k in rules["shape_inference_ceil_mode"] if k.startswith(op_type + "-")),
-                         key=lambda k: int(k.rsplit("-", 1)[1]), default=None)
-            upgrade = f"; {latest}'s inference says {kernel[a]}: upgrading the model's opset changes this shape" \
-                if latest and latest != j.op and rules["shape_inference_ceil_mode"].get(latest) == "ceil_torch" \
-                and rules["shape_inference_ceil_mode"].get(j.op) == "ceil" and ceil_only(j) else ""
-            say.append(f"ONNX's shape inference for {j.op} and onnxruntime's own graph resolution say {inferred[a]}:"
-                       f" a Shape of this output folds to {inferred[a]}, onnx.checker's full_check rejects a declared"
-                       f" {kernel[a]}, and onnxruntime fails where a tensor re-uses this one's buffer (\"Shape"
-                       f" mismatch attempting to re-use buffer\"){upgrade}")
-        if isinstance(ov, str):
-            if a == j.base.spatial_axes(len(kernel))[0]:
-                say.append(f"OpenVINO's ONNX frontend {ov}")
-        elif ov[a] != kernel[a]:
-            extra = ", its extra cell the lowest value of the type" if ov[a] > kernel[a] and op_type == "MaxPool" \
-                else ""
-            say.append(f"OpenVINO's ONNX frontend gives {ov[a]}{extra}")
-        if say:
-            found.append(f"{names.get(a, a)}: onnxruntime's kernel gives {kernel[a]}{_why(j, a)}; " + "; ".join(say))
-    return found
+    kernel, inferred, ov = got["onnxruntime"], got["onnx"], got["openvino"]
+    axes = [a for a in j.base.spatial_axes(len(kernel)) if kernel[a] is not None]
+    onnx_differs = [a for a in axes if inferred[a] != kernel[a]]
+    ov_differs = [] if isinstance(ov, str) else [a for a in axes if ov[a] != kernel[a]]
+    if not onnx_differs and not ov_differs and not (isinstance(ov, str) and axes):
+        return []
+    said = [f"onnxruntime's kernel gives {_shape(kernel)}"]
+    if onnx_differs:
+        said.append(f"ONNX's shape inference for {j.op} and onnxruntime's own graph resolution {_shape(inferred)}")
+    if isinstance(ov, str):
+        said.append(f"OpenVINO's ONNX frontend {ov}")
+    elif ov_differs:
+        extra = " (its extra cells hold the lowest value of the type)" if op_type == "MaxPool" and \
+            any(ov[a] > kernel[a] for a in ov_differs) else ""
+        said.append(f"OpenVINO's ONNX frontend {_shape(ov)}{extra}")
+    text = "; ".join(said) + "."
+    if onnx_differs:
+        latest = max((k for k in rules["shape_inference_ceil_mode"] if k.startswith(op_type + "-")),
+                     key=lambda k: int(k.rsplit("-", 1)[1]), default=None)
+        text += (" Declared as the kernel's, a Shape of this output folds to ONNX's dims, onnx.checker's full_check"
+                 " rejects them, and onnxruntime fails where a tensor re-uses this one's buffer (\"Shape mismatch"
+                 " attempting to re-use buffer\").")
+        if latest and latest != j.op and rules["shape_inference_ceil_mode"].get(latest) == "ceil_torch" \
+                and rules["shape_inference_ceil_mode"].get(j.op) == "ceil" and ceil_only(j):
+            text += f" {latest}'s inference agrees with the kernel: upgrading the model's opset changes this shape."
+    why = {}                                     # (the same arithmetic on several axes is said once)
+    for a in dict.fromkeys(onnx_differs + ov_differs):
+        why.setdefault(f"{kernel[a]}{_why(j, a)}", []).append(str(names.get(a, a)))
+    return [text + (" The kernel's arithmetic: " + "; ".join(f"{', '.join(axes)}: {how}" for how, axes in why.items())
+                    if why else "")]
+
+
+def _shape(dims) -> str:
+    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
 
 
 def ceil_only(j) -> bool:

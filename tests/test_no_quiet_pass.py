@@ -1,0 +1,128 @@
+"""A file that was not checked never looks checked, and a mistake in the command is not a finding in the model:
+pooling layers whose output check cannot compute are counted apart in every format (text, JSON, SARIF, GitHub);
+--shape names a model's input with its rank and agrees with its numeric dims; run takes the input the runtime
+takes. Expected values come from the files themselves (their layers counted with lxml) and from onnxruntime and
+OpenVINO, never from irpool."""
+import json
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from lxml import etree
+
+import irpool
+from irpool.formats import FileResult, summary_line
+
+from test_ir_cli import cli
+
+EXAMPLES = __import__("pathlib").Path(__file__).parent.parent / "examples"
+
+
+def _types(xml) -> list:
+    return [el.get("type") for el in etree.parse(str(xml)).iter("layer")]
+
+
+def test_a_missing_weights_file_leaves_its_family_layers_unchecked_and_said(tmp_path):
+    shutil.copy(EXAMPLES / "torch_pools.xml", tmp_path)           # (its .bin left behind)
+    xml = tmp_path / "torch_pools.xml"
+    family = [t for t in _types(xml) if t in ("AdaptiveAvgPool", "AdaptiveMaxPool", "ReduceMean", "ReduceMax")]
+    pools = [t for t in _types(xml) if t in ("MaxPool", "AvgPool")]
+    assert family and pools
+    report = irpool.check(xml)
+    assert report.ok and sum(n for by in report.unchecked.values() for n in by.values()) == len(family)
+    assert report.pooling_layers == len(pools)
+    r = cli("check", xml)
+    assert r.returncode == 0 and f"{len(family)} unchecked (their shape inputs are in a weights file" in r.stdout
+    doc = json.loads(cli("check", xml, "--json").stdout)
+    assert doc["summary"]["unchecked"] == len(family)
+    sarif = json.loads(cli("check", xml, "--format", "sarif").stdout)
+    (invocation,) = sarif["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is True
+    assert [n["level"] for n in invocation["toolExecutionNotifications"]] == ["warning"]
+    assert "unchecked" in cli("check", xml, "--format", "github").stdout.splitlines()[-1]
+    shutil.copy(EXAMPLES / "torch_pools.bin", tmp_path)           # with it: every layer checked
+    assert not irpool.check(xml).unchecked
+
+
+def test_pools_on_dynamic_dims_are_counted_unchecked(tmp_path):
+    ov = pytest.importorskip("openvino")
+    import openvino.opset8 as o8
+    p = o8.parameter([-1, 3, -1, -1], ov.Type.f32, name="x")
+    m = o8.max_pool(p, [2, 2], [1, 1], [0, 0], [0, 0], [2, 2])
+    a = o8.avg_pool(m.output(0), [2, 2], [0, 0], [0, 0], [2, 2], True)
+    ov.save_model(ov.Model([a], [p]), tmp_path / "dynamic.xml")
+    q = o8.parameter([1, 3, ov.Dimension(4, 9), -1], ov.Type.f32, name="x")    # H bounded: checked within it
+    ov.save_model(ov.Model([o8.max_pool(q, [2, 2], [1, 1], [0, 0], [0, 0], [2, 2]).output(0)], [q]),
+                  tmp_path / "bounded.xml")
+    report = irpool.check(tmp_path / "dynamic.xml")
+    assert report.ok and report.unchecked and sum(report.unchecked[w][k] for w in report.unchecked
+                                                  for k in report.unchecked[w]) == 2
+    assert "2 unchecked (their spatial input dims are dynamic" in report.summary
+    assert not irpool.check(tmp_path / "bounded.xml").unchecked
+    r = cli("explain", tmp_path / "dynamic.xml", "--shape", "x=1,3,8,8")
+    assert r.returncode == 2 and "--shape is for .onnx models" in r.stderr
+
+
+def test_shape_mistakes_exit_2_naming_the_input(tmp_path):
+    P = pytest.importorskip("onnxpeers")
+    m = P.model("MaxPool", 13, dict(kernel_shape=[2, 2]), ["N", 3, "H", "W"])
+    path = tmp_path / "symbolic.onnx"
+    path.write_bytes(m.SerializeToString())
+    report = irpool.check(path)
+    assert report.unchecked and "give --shape" in report.summary
+    assert not irpool.check(path, shapes={"x": (1, 3, 9, 9)}).unchecked
+    for given, said in [("y=1,3,17,17", "no input named 'y' (its inputs: 'x')"),
+                        ("x=1,3", "2 dims, but input 'x' is [?,3,?,?], of rank 4"),
+                        ("x=1,4,9,9", "dim 1 is 4, but input 'x' declares [?,3,?,?]")]:
+        for verb in ("check", "explain"):
+            r = cli(verb, path, "--shape", given)
+            assert r.returncode == 2 and said in r.stderr, (verb, given, r.stderr)
+    assert "None" not in cli("explain", path).stdout
+
+
+def test_run_takes_what_the_runtime_takes(tmp_path):
+    P = pytest.importorskip("onnxpeers")
+    m = P.model("MaxPool", 13, dict(kernel_shape=[2, 2]), [1, 3, 8, 8])
+    path = tmp_path / "m.onnx"
+    path.write_bytes(m.SerializeToString())
+    program = irpool.load(path, layer="pool")
+    for x in (np.zeros((1, 3, 8, 8), np.float64), np.zeros((1, 3, 9, 8), np.float32)):
+        with pytest.raises(Exception):
+            P.session(m).run(None, {"x": x})                 # onnxruntime refuses it ...
+        with pytest.raises(irpool.IRError, match="the model declares"):
+            program.run(x)                                    # ... and so does irpool
+    # IR: a layer run alone must fit its input port; in a net, OpenVINO takes what the producer gives
+    ov = pytest.importorskip("openvino")
+    xml = (EXAMPLES / "small_net.xml").read_text()
+    (tmp_path / "net.xml").write_text(xml)
+    pool = etree.fromstring(xml.encode()).find(".//layer[@type='MaxPool']")
+    shape = [int(d.text) for d in pool.find("input/port")]
+    with pytest.raises(irpool.IRError, match="element type float64"):
+        irpool.load(tmp_path / "net.xml", layer=pool.get("id")).run(np.zeros(shape, np.float64))
+    port = etree.tostring(pool.find("input/port")).decode()
+    dims = port.split("<dim>")
+    huge = xml.replace(port, port.replace(f"<dim>{shape[2]}</dim>", "<dim>1000000000000000000</dim>", 1), 1)
+    assert huge != xml and len(dims) == 5
+    (tmp_path / "huge.xml").write_text(huge)
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    core = ov.Core()
+    want = [np.asarray(v) for v in core.compile_model(core.read_model(tmp_path / "huge.xml"), "CPU")([x]).values()]
+    got = list(irpool.run(tmp_path / "huge.xml", x).values())
+    assert [g.shape for g in got] == [w.shape for w in want]
+    for g, w in zip(got, want):
+        assert g.tobytes() == w.astype(g.dtype).tobytes()
+
+
+def test_counts_are_plural_only_when_they_are_many():
+    from irpool.report import Finding
+    one = FileResult("a.xml", "error", findings=[Finding("bad-shape", "error", "x", 1)])
+    assert summary_line([one]).startswith("1 file: ") and "(1 error, 0 warnings)" in summary_line([one])
+
+
+def test_unreadable_file_keeps_sarif_execution_unsuccessful(tmp_path):
+    (tmp_path / "bad.xml").write_text("<net")
+    sarif = json.loads(subprocess.run([sys.executable, "-m", "irpool", "check", str(tmp_path / "bad.xml"),
+                                       "--format", "sarif"], capture_output=True, text=True).stdout)
+    assert sarif["runs"][0]["invocations"][0]["executionSuccessful"] is False
