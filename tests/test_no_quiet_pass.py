@@ -126,3 +126,85 @@ def test_unreadable_file_keeps_sarif_execution_unsuccessful(tmp_path):
     sarif = json.loads(subprocess.run([sys.executable, "-m", "irpool", "check", str(tmp_path / "bad.xml"),
                                        "--format", "sarif"], capture_output=True, text=True).stdout)
     assert sarif["runs"][0]["invocations"][0]["executionSuccessful"] is False
+
+
+def _onnx_cases():
+    onnx = pytest.importorskip("onnx")
+    h, T = onnx.helper, onnx.TensorProto
+
+    def mk(nodes, inputs, outputs, opset=13):
+        m = h.make_model(h.make_graph(nodes, "g", inputs, outputs), opset_imports=[h.make_opsetid("", opset)])
+        m.ir_version = 10 if opset > 20 else 8
+        return m
+    x, y = h.make_tensor_value_info("x", T.FLOAT, [1, 1, 8, 8]), h.make_tensor_value_info("y", T.FLOAT, None)
+
+    def mp(i, o, **k):
+        return h.make_node("MaxPool", i, o, kernel_shape=[2, 2], **k)
+
+    def avg(et, opset):
+        return mk([h.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2])],
+                  [h.make_tensor_value_info("x", et, [1, 1, 8, 8])], [h.make_tensor_value_info("y", et, None)], opset)
+    then = h.make_graph([mp(["x"], ["t"])], "then", [], [h.make_tensor_value_info("t", T.FLOAT, None)])
+    other = h.make_graph([h.make_node("Identity", ["x"], ["e"])], "else", [], [h.make_tensor_value_info("e", T.FLOAT, None)])
+    cond = h.make_tensor_value_info("c", T.BOOL, [])
+    return {
+        "plain": mk([mp(["x"], ["y"])], [x], [y]),
+        "cycle": mk([mp(["x2"], ["y"], name="a"), h.make_node("Relu", ["y"], ["x2"], name="b")], [x], [y]),
+        "two writers": mk([mp(["x"], ["y"], name="a"), h.make_node("Relu", ["x"], ["y"], name="b")], [x], [y]),
+        "no producer": mk([mp(["z"], ["y"])], [x], [y]),
+        "no type": mk([mp(["x"], ["y"])], [h.make_value_info("x", onnx.TypeProto())], [y]),
+        "opset 28": mk([mp(["x"], ["y"])], [x], [y], 28),
+        "opset 29": mk([mp(["x"], ["y"])], [x], [y], 29),
+        "MaxPool-1 indices": mk([mp(["x"], ["y", "i"])], [x], [y, h.make_tensor_value_info("i", T.INT64, None)], 7),
+        "If without else": mk([h.make_node("If", ["c"], ["y"], then_branch=then)], [x, cond], [y]),
+        "If with both": mk([h.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)], [x, cond], [y]),
+        "AveragePool-19 double": avg(T.DOUBLE, 19), "AveragePool-19 float16": avg(T.FLOAT16, 19),
+        "AveragePool-11 double": avg(T.DOUBLE, 11), "MaxPool-12 double": mk(
+            [mp(["x"], ["y"])], [h.make_tensor_value_info("x", T.DOUBLE, [1, 1, 8, 8])],
+            [h.make_tensor_value_info("y", T.DOUBLE, None)], 12),
+    }
+
+
+def test_onnx_models_onnxruntime_refuses_are_errors():
+    P = pytest.importorskip("onnxpeers")
+    wrong, refused = [], 0
+    for name, m in _onnx_cases().items():
+        try:
+            P.session(m)
+            loads = True
+        except Exception:
+            loads = False
+        refused += not loads
+        report = irpool.check(m.SerializeToString())
+        if report.ok != loads:
+            wrong.append((name, loads, [str(f) for f in report.findings]))
+    assert not wrong, wrong
+    assert refused >= 8
+
+
+def test_layer_words_that_name_one_layer_and_number_another_are_refused(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    h, T = onnx.helper, onnx.TensorProto
+    nodes = [h.make_node("AveragePool", ["x"], ["1"], kernel_shape=[2, 2], name="a"),      # node #0, output '1'
+             h.make_node("MaxPool", ["1"], ["0"], kernel_shape=[2, 2], name="m")]          # node #1, output '0'
+    m = h.make_model(h.make_graph(nodes, "g", [h.make_tensor_value_info("x", T.FLOAT, [1, 1, 8, 8])],
+                                  [h.make_tensor_value_info("0", T.FLOAT, None)]), opset_imports=[h.make_opsetid("", 13)])
+    path = tmp_path / "m.onnx"
+    onnx.save(m, path)
+    np.save(tmp_path / "x.npy", np.zeros((1, 1, 8, 8), np.float32))
+    for verb in (["explain", path], ["run", path, "-i", f"0={tmp_path / 'x.npy'}"]):
+        r = cli(*verb, "--layer", "1")
+        assert r.returncode == 2 and "ambiguous" in r.stderr and "'m'" in r.stderr and "'a'" in r.stderr, r.stderr
+    assert cli("explain", path, "--layer", "m").returncode == 0
+    # IR: a layer named '1' beside the layer whose id is 1
+    xml = (EXAMPLES / "small_net.xml").read_text()
+    root = etree.fromstring(xml.encode())
+    first, second = [el for el in root.iter("layer") if el.get("type") in ("MaxPool", "AvgPool")][:2]
+    renamed = xml.replace(f'name="{second.get("name")}"', f'name="{first.get("id")}"', 1)
+    (tmp_path / "net.xml").write_text(renamed)
+    for verb in ("explain", "run"):
+        args = [verb, tmp_path / "net.xml", "--layer", first.get("id")]
+        if verb == "run":
+            args += ["-i", f"0={tmp_path / 'x.npy'}"]
+        r = cli(*args)
+        assert r.returncode == 2 and "ambiguous" in r.stderr, (verb, r.stderr)

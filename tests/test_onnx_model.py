@@ -396,7 +396,11 @@ def test_hostile_nodes_are_findings():
     cases.append(h.make_model(h.make_graph([n], "g", [], [h.make_tensor_value_info("y", 1, [1, 1, 4])]),
                               opset_imports=[h.make_opsetid("", 12)]))
     codes = [[f.code for f in _check(m).findings] for m in cases]
-    assert codes[1] == ["bad-attribute"] and codes[2] == ["unknown-opset"] and codes[3] == ["unchecked"]
+    assert codes[1] == ["bad-attribute"] and codes[2] == ["unknown-opset"] and codes[3] == ["bad-graph", "unchecked"]
+    assert "bad-graph" in codes[4]
+    for m in cases[3:]:                     # (an input nothing defines, a cycle: onnxruntime loads neither)
+        with pytest.raises(Exception):
+            P.session(m)
 
 
 def test_without_the_onnx_package(tmp_path):

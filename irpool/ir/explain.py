@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .. import drawing
 from ..errors import IRError
+from ..select import choose
 from .check import check
 from .dims import DYNAMIC, compatible, text
 from .parse import MAX_BYTES
@@ -103,17 +104,27 @@ def each_entry(source, sink, layer: str | None = None, *, max_bytes: int = MAX_B
     waits for the edges comes after the others): its attributes with defaults applied, input, each axis's
     pads and arithmetic, each output port's computed and declared dims; `error` when it cannot be computed.
     `layer` selects by id or name. Keeps nothing: memory stays as check's. Returns how many were handed."""
-    count = 0
+    count, by_id, by_name = 0, [], []
 
     def take(rec):
         nonlocal count
-        if layer is None or layer in (rec["layer"].id, rec["layer"].name):
+        if layer is None:
             count += 1
             sink(_entry(rec))
+        elif layer == rec["layer"].id:
+            by_id.append(_entry(rec))
+        elif layer == rec["layer"].name:
+            by_name.append(_entry(rec))
     report = check(source, max_bytes=max_bytes, explain=take, bin=bin)
-    if layer is not None and not count:
+    if layer is None:
+        return count
+    chosen = choose(layer, by_id, by_name, lambda e: f"layer id={e['layer_id']} name={e['layer_name']!r}"
+                    f" ({e['layer_type']}, line {e['line']})", report.file)
+    if not chosen:
         raise IRError(f"no pooling layer has id or name {layer!r}", file=report.file, code="no-such-layer")
-    return count
+    for e in chosen:
+        sink(e)
+    return len(chosen)
 
 
 def explain_entries(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin=None) -> list:  # noqa: A002

@@ -10,6 +10,7 @@ import numpy as np
 from .. import cpu
 from ..core import PoolSpec, adaptive_pool, pool
 from ..errors import IRError
+from ..select import choose
 from ..opdefs import load as load_defs
 from . import consts, fold
 from .consts import Const
@@ -350,7 +351,8 @@ class Program:
         if doc.problems:
             line, message = doc.problems[0]
             raise IRError(message, file=doc.file, line=line, code="bad-structure")
-        found = by_id or by_name
+        found = choose(key, by_id, by_name, lambda x: f"layer id={x.id} name={x.name!r} ({x.type}, line {x.line})",
+                       doc.file)
         if not found:
             known = f"; its pooling layers include {', '.join(pooling)}" if pooling else "; it has no pooling layer"
             raise IRError(f"no layer has id or name {key!r}{known}", file=doc.file, code="no-such-layer")

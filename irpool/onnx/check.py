@@ -15,6 +15,7 @@ from ..core import axis_names, plan
 from ..errors import IRError
 from ..opdefs import load
 from ..report import Finding, Report
+from .graphs import refusals
 from .model import PoolNode, Source, Value, parse, pool_nodes
 from .translate import NHWC, fit, node_attrs, op_version, pads_refusal, to_spec
 
@@ -57,6 +58,9 @@ def check(source, *, max_bytes: int = 1 << 30, shapes: dict | None = None, file:
         src.close()
     name = file or src.file
     report = Report(name)
+    for f in refusals(model):
+        f.file = name
+        report.findings.append(f)
     for j in judge_all(model, shapes):
         report.count(j.node.node.op_type)
         if j.error is None and j.x_shape is not None and all(d is None for d in j.x_shape[2:]):
@@ -165,6 +169,11 @@ def judge(n: PoolNode) -> Judged:
     except IRError as e:
         j.error = ("unknown-opset", e.reason)
         return j
+    listed = len(n.node.output)
+    if listed > load("onnx")["ops"][j.op]["outputs"]:
+        j.error = ("bad-graph", f"{j.op} has {load('onnx')['ops'][j.op]['outputs']} output(s), the node lists {listed}:"
+                   " onnxruntime refuses the model (the node does not match its schema)")
+        return j
     if j.op in load("onnx")["runtimes"]["onnxruntime_no_kernel"]["versions"]:
         j.error = ("unknown-opset", f"onnxruntime has no kernel for {j.op} (\"NOT_IMPLEMENTED : Could not find an"
                    f" implementation for {op_type}({j.op.rsplit('-', 1)[1]}) node\"): import another opset")
@@ -176,7 +185,8 @@ def judge(n: PoolNode) -> Judged:
         j.error = ("unchecked", f"{why}, and ONNX's shape inference of the model gives none: its output cannot be"
                    " computed")
         return j
-    types = load("onnx")["ops"][j.op]["types"]
+    d = load("onnx")["ops"][j.op]
+    types = d.get("onnxruntime_types", d["types"])
     if x.elem_type and type_name(x.elem_type) not in types:
         j.error = ("bad-precision", f"onnxruntime has no {j.op} kernel for X of type {type_name(x.elem_type)}"
                    f" ({j.op} takes {', '.join(types)})")

@@ -6,8 +6,9 @@ from __future__ import annotations
 from .. import drawing
 from ..core import axis_names
 from ..errors import IRError
+from ..select import choose
 from .check import _text, judge_all
-from .model import Source, parse
+from .model import Source, describe, parse
 from .runtimes import shapes
 from .translate import node_attrs
 
@@ -18,16 +19,18 @@ def entries(source, layer: str | None = None, *, max_bytes: int = 1 << 30, shape
         model = parse(src)
     finally:
         src.close()
-    out = []
-    for j in judge_all(model, shapes_given):
-        n = j.node
-        if layer is not None and layer not in (n.node.name, *n.node.output):
-            continue
-        out.append(_entry(j))
-    if layer is not None and not out:
-        raise IRError(f"no pooling node named {layer!r} (a node's name or output name)", file=src.file,
+    judged = judge_all(model, shapes_given)
+    if layer is None:
+        return [_entry(j) for j in judged]
+    found = choose(layer, [j for j in judged if j.node.where is None and j.node.graph == () and
+                           layer == str(j.node.index)],
+                   [j for j in judged if layer in (j.node.node.name, *j.node.node.output)], lambda j: describe(j.node),
+                   src.file)
+    if not found:
+        raise IRError(f"no pooling node has index, name or output name {layer!r}", file=src.file,
                       code="no-such-layer")
-    return out
+    return [_entry(j) for j in found]
+
 
 
 def _entry(j) -> dict:

@@ -139,6 +139,11 @@ def _opsets(imports) -> dict:
     return {("" if o.domain in _DEFAULT_DOMAINS else o.domain): o.version for o in imports}
 
 
+def describe(n: "PoolNode") -> str:
+    """A pooling node as --layer's errors name it."""
+    return f"node #{n.index} {n.name!r} ({n.node.op_type})" + (f" in {n.where}" if n.where else "")
+
+
 def pool_nodes(model, shapes: dict | None = None):
     """Every pooling node of the model with what is known of its input and outputs. `shapes` ({graph input
     name: dims}) overrides the main graph's input shapes (--shape)."""

@@ -5,19 +5,22 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import IRError
-from .model import Source, parse, pool_nodes
+from ..select import choose
+from .model import Source, describe, parse, pool_nodes
 from .translate import Node
 
 
 def find(model, layer: str | None, file: str | None):
-    """The PoolNode named `layer` (its name, an output's name, or its index in the main graph)."""
+    """The PoolNode `layer` selects (irpool.select: its index in the main graph, else its name or an output's
+    name)."""
     nodes = list(pool_nodes(model))
     if layer is None:
         raise IRError("an .onnx model is run one pooling node at a time: give --layer NODE (its name or output"
                       f" name); its pooling nodes: {_names(nodes)}", file=file)
-    for n in nodes:
-        if layer in (n.node.name, *n.node.output) or n.where is None and n.graph == () and layer == str(n.index):
-            return n
+    found = choose(layer, [n for n in nodes if n.where is None and n.graph == () and layer == str(n.index)],
+                   [n for n in nodes if layer in (n.node.name, *n.node.output)], describe, file)
+    if found:
+        return found[0]
     raise IRError(f"no pooling node named {layer!r} (a node's name or output name); its pooling nodes:"
                   f" {_names(nodes)}", file=file)
 

@@ -311,7 +311,8 @@ class Node:
         d = load("onnx")["ops"][self.op]
         if outputs not in range(1, d["outputs"] + 1):
             raise IRError(f"{self.op} has {d['outputs']} output(s), {outputs} asked for")
-        self.outputs, self.types = outputs, d["types"]
+        self.outputs = outputs
+        self.types = d.get("onnxruntime_types", d["types"]) if as_onnxruntime else d["types"]   # (a model's: as ORT)
         self.specs = {}          # input rank (or, for a global pool, shape) -> PoolSpec
         if not op_type.startswith("Global"):
             spec = to_spec(op_type, self.attrs, opset=opset, domain=domain)
