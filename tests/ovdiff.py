@@ -159,7 +159,15 @@ def _edit_graph(rng, net):
     e, layers = net["edges"], net["layers"]
     kind = str(rng.choice(["drop edge", "edge twice", "edge from later", "edge to missing layer",
                            "edge from missing port", "drop parameter", "drop result", "extra port",
-                           "unused parameter"]))
+                           "unused parameter", "duplicate id"]))
+    if kind == "duplicate id":                        # (OpenVINO builds the last layer of an id, and ignores the rest)
+        k = int(rng.integers(0, len(layers)))
+        twin = copy.deepcopy(layers[k])
+        twin["id"] = layers[k].get("id", k)
+        if twin["type"] in ("MaxPool", "AvgPool") and rng.random() < 0.5:
+            twin["data"]["kernel"] = ",".join(["1"] * len(twin["data"]["kernel"].split(",")))
+        layers.append(twin)
+        return f"{kind} of {layers[k]['type']}"
     if kind == "unused parameter":                    # (OpenVINO builds every Parameter, used or not)
         et = str(rng.choice(["u3", "u6", "u1", "u2", "string", "nf4", "f32"]))
         layers.append(dict(type="Parameter", version="opset1", data=dict(shape="1,2", element_type=et), outs=1,

@@ -5,16 +5,12 @@ earlier Result make the id a root and an earlier Parameter a place among the inp
 given to read_model + compile_model in child processes (a crash is a refusal); check must refuse exactly those
 OpenVINO refuses, leaving aside the declared dims OpenVINO ignores. Measured on AMD EPYC family 26 model 2
 (avx512f) with OpenVINO 2026.4.1; the reader's rules do not depend on the CPU."""
-import json
-import subprocess
-import sys
-import textwrap
-
 import pytest
 
 import irpool
 
 pytest.importorskip("openvino")
+from test_eltypes import compile_in_child  # noqa: E402
 
 
 def _port(pid, dims, prec="FP32"):
@@ -90,28 +86,6 @@ def variants() -> dict:
     return out
 
 
-_ORACLE = textwrap.dedent("""
-    import json, sys, openvino as ov
-    core = ov.Core()
-    for path in sys.argv[1:]:
-        try:
-            core.compile_model(core.read_model(path), "CPU")
-            print(json.dumps("ok"), flush=True)
-        except Exception as e:
-            print(json.dumps(str(e).strip().splitlines()[-1][:160]), flush=True)
-""")
-
-
-def openvino(paths) -> list:
-    out = []
-    while len(out) < len(paths):
-        r = subprocess.run([sys.executable, "-c", _ORACLE, *paths[len(out):]], capture_output=True, text=True)
-        out += [json.loads(line) for line in r.stdout.splitlines()]
-        if r.returncode and len(out) < len(paths):
-            out.append(f"crashed (exit status {r.returncode})")
-    return out
-
-
 def test_check_builds_the_last_layer_of_an_id_as_openvino_does(tmp_path):
     cases = variants()
     paths = []
@@ -121,7 +95,7 @@ def test_check_builds_the_last_layer_of_an_id_as_openvino_does(tmp_path):
         path.with_suffix(".bin").write_bytes(bytes(512))
         paths.append(str(path))
     wrong, refused = [], 0
-    for name, path, verdict in zip(cases, paths, openvino(paths)):
+    for name, path, verdict in zip(cases, paths, compile_in_child(paths)):
         report = irpool.check(path)
         errors = [str(f).split(": ", 1)[1][:160] for f in report.errors() if f.code != "shape-mismatch"
                   and not (f.code == "edge-mismatch" and " joins dims " in f.message)]

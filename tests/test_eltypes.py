@@ -11,6 +11,7 @@ On any other CPU the test prints where it differs, for schemas/openvino.json, an
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -249,18 +250,30 @@ def _bf16_graphs():
         "mp8(both)>avg": lambda p: (lambda m: [avg(m.output(0)).output(0), m.output(1)])(mp8(p)),
         "avg beside mp8(both)": lambda p: both(mp8(p)) + [avg(p).output(0)],
         "avg": lambda p: [avg(p).output(0)],
+        "avg>Convert(f32)": lambda p: [o1.convert(avg(p), ov.Type.f32).output(0)],
+        "avg>Relu>Convert(f16)": lambda p: [o1.convert(o1.relu(avg(p)), ov.Type.f16).output(0)],
+        "avg>[Convert(i8),Result]": lambda p: (lambda a: [o1.convert(a, ov.Type.i8).output(0), a.output(0)])(avg(p)),
+        "avg>Convert(bf16)": lambda p: [o1.convert(avg(p), ov.Type.bf16).output(0)],
+        "avg beside Convert(f32)": lambda p: [avg(p).output(0), o1.convert(p, ov.Type.f32).output(0)],
+        "Convert(f32)>Convert(bf16)>avg": lambda p: [avg(o1.convert(o1.convert(p, ov.Type.f32), ov.Type.bf16)).output(0)],
     }
 
 
 def test_bf16_pools_compile_as_what_they_feed_decides(tmp_path):
     """check's verdict on each graph equals the plugin's on this machine's tier (all compile but those whose
-    indices are used from avx512 up; below it, a pool compiles only where it feeds a used indices output)."""
-    graphs, paths = _bf16_graphs(), []
-    for i, build in enumerate(graphs.values()):
+    indices are used from avx512 up; below it, a pool compiles only where it feeds a used indices output or a
+    Convert to another type than bf16, and every one in IR v10)."""
+    graphs, paths, names = _bf16_graphs(), [], []
+    for i, (name, build) in enumerate(graphs.items()):
         p = o1.parameter([1, 4, 8, 8], ov.Type.bf16, name="x")
         paths.append(str(tmp_path / f"g{i}.xml"))
         ov.save_model(ov.Model(build(p), [p]), paths[-1], compress_to_fp16=False)
-    wrong = [(name, result) for name, path, result in zip(graphs, paths, compile_in_child(paths))
+        v10 = tmp_path / f"g{i}_v10.xml"               # (IR v10's reading converts every bf16 output to f32)
+        v10.write_text(open(paths[-1]).read().replace('version="11"', 'version="10"', 1))
+        shutil.copy(paths[-1][:-4] + ".bin", v10.with_suffix(".bin"))
+        paths.append(str(v10))
+        names += [name, f"{name} (IR v10)"]
+    wrong = [(name, result) for name, path, result in zip(names, paths, compile_in_child(paths))
              if irpool.check(path).ok != (result == "ok")]
     assert not wrong, wrong
 
@@ -282,6 +295,10 @@ def test_a_pool_feeding_only_a_convert_to_bf16_follows_the_tier(tmp_path):
                     paths.append(str(tmp_path / f"c{len(paths)}.xml"))
                     ov.save_model(ov.Model(outs, [p]), paths[-1], compress_to_fp16=False)
                     cases.append((op, str(et), str(dest), second))
+                    v10 = tmp_path / f"c{len(paths)}_v10.xml"          # (IR v10 converts its outputs: compiles)
+                    v10.write_text(open(paths[-1]).read().replace('version="11"', 'version="10"', 1))
+                    paths.append(str(v10))
+                    cases.append((op, str(et), str(dest), second, "IR v10"))
     results = compile_in_child(paths)
     wrong = [(case, result) for case, path, result in zip(cases, paths, results)
              if irpool.check(path).ok != (result == "ok")]

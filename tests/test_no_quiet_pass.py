@@ -208,3 +208,44 @@ def test_layer_words_that_name_one_layer_and_number_another_are_refused(tmp_path
             args += ["-i", f"0={tmp_path / 'x.npy'}"]
         r = cli(*args)
         assert r.returncode == 2 and "ambiguous" in r.stderr, (verb, r.stderr)
+
+
+def test_fix_of_a_ceil_mode_torch_export_leaves_every_tool_passing(tmp_path):
+    """TorchScript exports (opset 11 and 17) of ceil-mode pools whose last window onnxruntime's kernel drops
+    and ONNX's inference keeps: --fix rewrites the node to ceil_mode=0 with the end pads that keep the kernel's
+    windows (MaxPool; an AveragePool that does not count the pad), and every declared dim then follows ONNX's
+    inference. onnx.checker's full check passes after as before, onnxruntime loads the model and gives the same
+    bits, and OpenVINO the same shape as onnxruntime. An average that counts the pad is left whole, saying why."""
+    torch = pytest.importorskip("torch")
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    import warnings
+    nn = torch.nn
+    cases = {"max1d": (nn.MaxPool1d(2, 2, padding=1, ceil_mode=True), (1, 3, 17), True),
+             "avg_exclude": (nn.AvgPool2d(2, 2, padding=1, ceil_mode=True, count_include_pad=False), (1, 3, 17, 17), True),
+             "avg_include": (nn.AvgPool2d(2, 2, padding=1, ceil_mode=True, count_include_pad=True), (1, 3, 17, 17), False),
+             "max_relu": (nn.Sequential(nn.MaxPool2d(2, 2, padding=1, ceil_mode=True), nn.ReLU()), (1, 3, 17, 17), True)}
+    for opset in (11, 17):
+        for name, (module, shape, rewritten) in cases.items():
+            path = tmp_path / f"{name}_{opset}.onnx"
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                torch.onnx.export(module.eval(), torch.randn(*shape), path, opset_version=opset, dynamo=False)
+            before = path.read_bytes()
+            onnx.checker.check_model(onnx.load(path), full_check=True)
+            r = cli("check", "--fix", path)
+            onnx.checker.check_model(onnx.load(path), full_check=True)       # (raises if --fix broke it)
+            assert (path.read_bytes() != before) == rewritten, (name, r.stdout)
+            assert ("ceil_mode 1 -> 0" in r.stdout) == rewritten and ("--fix leaves it" in r.stdout) != rewritten
+            x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+            runs = []
+            for model in (before, path.read_bytes()):
+                s = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+                runs.append(s.run(None, {s.get_inputs()[0].name: x})[0])
+                if model is not before and rewritten:
+                    assert list(s.get_outputs()[0].shape) == list(runs[-1].shape)      # (declared = computed)
+            assert runs[0].tobytes() == runs[1].tobytes(), name
+            if rewritten:
+                ov = pytest.importorskip("openvino")
+                got = ov.Core().compile_model(ov.Core().read_model(path), "CPU")([x])[0]
+                assert np.asarray(got).shape == runs[1].shape

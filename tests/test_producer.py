@@ -123,18 +123,6 @@ def test_fix_writes_the_dims_read_model_infers_from_each_producer(tmp_path):
 
 
 # -- the type a producer gives ----------------------------------------------------------------------------
-_VERDICT = textwrap.dedent("""
-    import json, sys, openvino as ov
-    core = ov.Core()
-    for path in sys.argv[1:]:
-        try:
-            core.compile_model(core.read_model(path), "CPU")
-            print(json.dumps("ok"), flush=True)
-        except Exception as e:
-            print(json.dumps(str(e).strip().splitlines()[-1][:200]), flush=True)
-""")
-
-
 def _typed_net(producer: str, in_precision: str, consumer: str) -> tuple:
     """producer -> consumer -> Result, the consumer's input port declaring `in_precision`; (xml, bin bytes)."""
     dims, blob = (1, 2, 4, 4), b""
@@ -192,9 +180,8 @@ def test_a_pool_is_judged_on_the_type_its_producer_gives(tmp_path):
         path.write_text(xml)
         path.with_suffix(".bin").write_bytes(blob)
         paths.append(str(path))
-    r = subprocess.run([sys.executable, "-c", _VERDICT, *paths], capture_output=True, text=True, check=True)
-    verdicts = [json.loads(line) for line in r.stdout.splitlines()]
-    assert len(verdicts) == len(cases)
+    from test_eltypes import compile_in_child
+    verdicts = compile_in_child(paths)
     wrong = []
     for case, path, verdict in zip(cases, paths, verdicts):
         errors = [f for f in irpool.check(path).errors() if f.code != "shape-mismatch"]

@@ -115,6 +115,7 @@ class _Net:
         self.param_slots = {}   # id of a shadowed Parameter -> the Parameter ids before it (what its layer may take)
         self.v10_params = []    # (id, line, element) of shadowed Parameters in IR v10
         self.fused = []         # (pool id, Convert id, edge line) of pools that feed a Convert to bf16 (fused_convert)
+        self.converts = array("i")   # rows of Converts to another type than bf16 (say_f32_chain)
 
     def finding(self, code, message, line, layer=None, el=None, fix=None) -> None:
         """A finding, its severity from schemas/codes.json."""
@@ -191,7 +192,15 @@ class _Net:
                     self.types.keep(len(self.seen) - 1, judged)
                 elif ltype in ("Const", "Convert"):
                     data = el.find("data")
-                    self.types.source(len(self.seen) - 1, ltype, data.attrib if data is not None else None)
+                    self.source(len(self.seen) - 1, ltype, data.attrib if data is not None else None)
+
+    def source(self, row, layer_type, data) -> None:
+        """A Const or Convert: the type it gives (types.source); a Convert to another type than bf16 is where
+        the plugin runs a bf16 chain in f32 (say_f32_chain)."""
+        self.types.source(row, layer_type, data)
+        et = self.types.source_type(row)
+        if layer_type == "Convert" and et is not None and et.name != "bf16":
+            self.converts.append(row)
 
     def packed(self, layer, rank, const, early, values) -> None:
         """A u4/i4 Const as a shape input: read_model's shape inference takes its elements as whole signed bytes
@@ -344,15 +353,21 @@ class _Net:
 
     def say_f32_chain(self) -> None:
         """The pools kept in a type the tier has no kernel for (kept_in_type): refused, but where their output
-        reaches a layer the plugin runs as f32 (a MaxPool-8/14 or AdaptiveMaxPool whose indices are used): then
-        the plugin runs the chain in f32 (measured under ONEDNN_MAX_CPU_ISA=AVX2, 2026.4.1)."""
-        reach = self.graph.feeds([self.seen.row(lid) for lid in self.references], len(self.seen))
+        reaches a layer the plugin runs as f32 (a MaxPool-8/14 or AdaptiveMaxPool whose indices are used) or a
+        Convert to another type than bf16: then the plugin runs the chain in f32. In IR v10 every output the
+        reader builds reaches a Result, which v10's reading converts to f32, so none is refused (measured under
+        ONEDNN_MAX_CPU_ISA=AVX2, 2026.4.1: tests/test_eltypes.py)."""
+        if self.doc.ir_version == "10":
+            return
+        roots = [self.seen.row(lid) for lid in self.references] + list(self.converts)
+        reach = self.graph.feeds(roots, len(self.seen))
         for lid, (code, message, line, layer) in self.f32_chain.items():
             row = self.seen.row(lid)
             if row is None or not reach[row]:
                 self.build_time.append(len(self.report.findings))
                 self.finding(code, f"{message} (nothing it feeds is run as f32: a MaxPool-8/14 or AdaptiveMaxPool"
-                             " whose indices are used would make the plugin run it in f32)", line, layer)
+                             " whose indices are used, or a Convert to another type, would make the plugin run it in"
+                             " f32)", line, layer)
 
     def port_count(self, el) -> None:
         """A Const has one output port and no input, a Result at most one output port (measured, 2026.4.1): from
@@ -468,7 +483,7 @@ class _Net:
         if self.seen.row(layer.id) is None:
             self.remember(layer.id, layer.name, layer.type, ports, layer.line)
             if layer.type in ("Const", "Convert"):
-                self.types.source(len(self.seen) - 1, layer.type, layer.data)
+                self.source(len(self.seen) - 1, layer.type, layer.data)
             elif is_pooling(layer) and layer.id not in self.waiting:
                 self.types.keep(len(self.seen) - 1, self.last_type)
 
@@ -707,7 +722,7 @@ class _Net:
                 self.report.uncheck(layer.type, "their shape inputs are in a weights file that is not there"
                                     if e.missing else "their shape inputs are not known")
                 return
-            early = read_model_values(source, values, self.bin, self.file)
+            early = read_model_values(source, self.bin, self.file)
             if early is not None:
                 self.packed(layer, rank, source, early, values)
             fl = interpret_family(layer, self.file, rank, values, source.where(self.file), self.doc.ir_version)
@@ -943,8 +958,8 @@ class _Net:
             self.relook.add(tl)
 
     def given_type(self, fl, fp):
-        """The element type output `fp` of layer `fl` gives, where check knows it: a waiting pool's, or a
-        Parameter's element_type."""
+        """The element type output `fp` of layer `fl` gives, where check knows it: a waiting pool's, a
+        Parameter's or Const's element_type, a Convert's destination_type, the type a pool was judged on."""
         return self.out_types.get((fl, fp)) or self.types.kinds.get(fl) or self.types.source_type(self.seen.row(fl))
 
     def produced(self, fl, fp):
@@ -1047,7 +1062,7 @@ class _Net:
                 self.finding(code, message, line, layer)
         if self.f32_chain:
             self.say_f32_chain()
-        if self.fused:
+        if self.fused and self.doc.ir_version != "10":     # (v10's reading converts every bf16 output to f32)
             self.say_fused()
         if self.doc.is_snippet:
             for message, line, el, _ in self.loose:
@@ -1154,7 +1169,7 @@ _PARAMETER_REFUSED = {
 }
 
 
-def read_model_values(source, values, bin_path, file):
+def read_model_values(source, bin_path, file):
     """A packed (u4/i4) Const's values as read_model reads them, or None for any other shape input."""
     if not isinstance(source, consts.Const) or source.element_type not in consts.PACKED:
         return None

@@ -137,10 +137,10 @@ def light(buf) -> bytes:
 
 
 def rewrite(buf, edits: dict, write) -> int:
-    """Write the model with some ValueInfoProtos replaced, every other byte as it was: `edits` maps
-    (graph path, value name) to a function given the ValueInfoProto's bytes and giving the new bytes; a graph
-    path is () for the main graph and (node index, attribute index, graph index), ... for a body. `write` gets
-    the pieces in order; returns how many ValueInfoProtos were replaced."""
+    """Write the model with some ValueInfoProtos and NodeProtos replaced, every other byte as it was: `edits`
+    maps (graph path, value name) or (graph path, ("node", node index)) to a function given the proto's bytes
+    and giving the new bytes; a graph path is () for the main graph and (node index, attribute index, graph
+    index), ... for a body. `write` gets the pieces in order; returns how many protos were replaced."""
     from .model import value_name          # (reads a ValueInfoProto's name field only)
     graphs = {path for path, _ in edits}
     done = []
@@ -156,9 +156,21 @@ def rewrite(buf, edits: dict, write) -> int:
                     new.add(edit(bytes(buf[a:b])))
                     done.append(1)
                     return new
-            if n == GRAPH_NODE and any(p[:len(path)] == path and len(p) > len(path) for p in graphs):
+            if n == GRAPH_NODE and path in graphs:
                 index = visit.nodes
                 visit.nodes += 1
+                edit = edits.get((path, ("node", index)))
+                if edit is not None:
+                    new = _Pieces()
+                    new.add(edit(bytes(buf[a:b])))
+                    done.append(1)
+                    return new
+            elif n == GRAPH_NODE:
+                index = visit.nodes
+                visit.nodes += 1
+            else:
+                return None
+            if any(p[:len(path)] == path and len(p) > len(path) for p in graphs):
                 return node(a, b, path, index)
             return None
         visit.nodes = 0
