@@ -296,3 +296,28 @@ def test_a_pool_in_a_body_in_a_body_takes_what_the_outer_inputs_give(tmp_path):
     params = {f.layer_name for f in report.findings if f.layer_type == "Parameter" and f.code == "shape-mismatch"}
     assert params == {"op", "ip"}, [str(f) for f in report.findings]
     assert " > Loop id=" in next(f.path for f in report.findings if f.layer_name == "inner_m")
+
+
+def test_port_maps_are_judged_as_openvino_reads_them(tmp_path, monkeypatch):
+    """TensorIterator, Loop and If nets saved by save_model, then 52 edits of their port maps, back edges and
+    body Results (tests/bodyedits.py): check refuses exactly what read_model + compile_model refuse (a port map
+    naming a layer that is not a Parameter or Result, a Loop without its execution condition, an If whose
+    branches map other numbers of outputs, ...; irpool/ir/portmaps.py), and warns where a back edge goes nowhere
+    OpenVINO carries it. Measured on AMD EPYC family 26 model 2 (avx512f), OpenVINO 2026.4.1; the reader's rules
+    do not depend on the CPU."""
+    import bodyedits
+    from test_eltypes import compile_in_child
+    monkeypatch.chdir(tmp_path)
+    bodyedits.bases()
+    edits = bodyedits.variants()
+    paths = [str(tmp_path / "ir" / f"{name}.xml") for name in edits]
+    wrong, refused = [], 0
+    for name, path, verdict in zip(edits, paths, compile_in_child(paths)):
+        report = irpool.check(path)
+        errors = [str(f) for f in report.errors() if f.code != "shape-mismatch"
+                  and not (f.code == "edge-mismatch" and " joins dims " in f.message)]
+        refused += verdict != "ok"
+        if bool(errors) != (verdict != "ok"):
+            wrong.append((name, edits[name][1], verdict[:120], errors[:2]))
+    assert not wrong, wrong
+    assert refused >= 30 and len(paths) - refused >= 15

@@ -24,7 +24,7 @@ from ..core import axis_names, plan
 from ..errors import IRError
 from ..opdefs import load
 from ..report import Finding, Report, pooling_summary  # noqa: F401 (re-exported)
-from . import consts, fold, negpads
+from . import consts, fold, negpads, portmaps
 from .fold import MOST_KEPT, SHAPE_OPS
 from .consts import Const
 from .bodies import back_edges, declared_inputs, parameter_shapes
@@ -154,6 +154,9 @@ class _Net:
                 self.dups[lid] = self.dups.get(lid, 1) + 1      # (judged in the next pass, the last layer built)
                 self.finding("duplicate-id", f"layer id {lid} is used by more than one layer", line_of(el), el=el)
             if ltype in BODY_TYPES:
+                for code, message, line in portmaps.problems(el):
+                    self.build_time.append(len(self.report.findings))
+                    self.finding(code, message, line, el=el)
                 declared = declared_inputs(el)
                 self.holder_types[lid] = declared[1]
                 for body in el.iterchildren(*BODIES):
