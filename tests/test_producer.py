@@ -189,3 +189,21 @@ def test_a_pool_is_judged_on_the_type_its_producer_gives(tmp_path):
             wrong.append((case, verdict, [str(f).split(": ", 1)[1][:160] for f in errors]))
     assert not wrong, wrong
     assert sum(v != "ok" for v in verdicts) >= 10 and sum(v == "ok" for v in verdicts) >= 10
+
+
+def test_a_convert_of_a_string_input_is_refused(tmp_path):
+    """A Parameter of each type behind a Convert to f32, then a MaxPool: the CPU plugin cannot convert a string
+    (nor take u1/u3 inputs at all); check equals read_model + compile_model on each."""
+    import openvino as ov
+    import openvino.opset1 as o1
+    from test_eltypes import compile_in_child
+    q = o1.parameter([1, 2, 4, 4], ov.Type.f32, name="x")
+    ov.save_model(ov.Model([o1.max_pool(o1.convert(q, ov.Type.f32), [1, 1], [0, 0], [0, 0], [2, 2]).output(0)], [q]),
+                  tmp_path / "base.xml")
+    text, paths = (tmp_path / "base.xml").read_text(), []
+    for et in ("string", "u3", "boolean", "f16", "i8", "f32"):
+        paths.append(str(tmp_path / f"{et}.xml"))
+        (tmp_path / f"{et}.xml").write_text(text.replace('element_type="f32"', f'element_type="{et}"', 1))
+    verdicts = compile_in_child(paths)
+    assert [irpool.check(p).ok for p in paths] == [v == "ok" for v in verdicts], verdicts
+    assert verdicts[0] != "ok" and verdicts[-1] == "ok"

@@ -226,9 +226,18 @@ class _Net:
                          " judges the compiled one", layer.data_line, layer)
 
     def maybe_fused(self, fl, fp, tl, line) -> None:
-        """An edge from a pool's data output into a Convert to a type the plugin fuses into the pool
-        (schemas/openvino.json "fused_convert"): judged in finish, once every consumer of the pool is known."""
+        """An edge into a Convert: from a string Parameter or Const, which the plugin cannot convert; from a
+        pool's data output, to a type the plugin fuses into the pool (schemas/openvino.json "fused_convert"):
+        judged in finish, once every consumer of the pool is known."""
         src, dst = self.signature(fl), self.signature(tl)
+        if src and dst and dst[0] == "Convert" and src[0] in ("Parameter", "Const"):
+            et = self.given_type(fl, fp)
+            if et is not None and et.name == "string":
+                info = self.info(tl)
+                self.build_time.append(len(self.report.findings))
+                self.finding("bad-precision", f"a Convert of the string {src[0]} {fl}: OpenVINO's CPU plugin has no such"
+                             " conversion and refuses the model (\"Cannot fallback on ngraph reference"
+                             " implementation\")", line, el={"id": tl, "name": info[0], "type": info[1]})
         if src and dst and src[0] in POOL_TYPES and dst[0] == "Convert" and src[1] and fp == src[1][0][0]:
             et = self.types.source_type(self.seen.row(tl))
             if et is not None and et.name in load("openvino")["fused_convert"]["destination_types"]:
@@ -881,7 +890,7 @@ class _Net:
                     else:
                         graph.edge(ra, rb, i, tp, line_of(el), rows)
                 if tl not in waiting and tl not in shape_ops and (fl, fp) not in index_ports and fl not in waiting \
-                        and tl not in param_slots and not (a[0] in POOL_TYPES and b[0] == "Convert") \
+                        and tl not in param_slots and not (a[0] in _TYPED and b[0] == "Convert") \
                         and not (b[0] in POOL_TYPES and a[0] in _TYPED) \
                         and (fl, fp) not in outputs and not types.wants(fl, tl) and (fl, fp) not in out_types \
                         and a[3].get(fp, 0) == b[4].get(tp, 1):
