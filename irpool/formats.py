@@ -97,7 +97,7 @@ def text(result: FileResult, out, err, paint=_plain, quiet: bool = False) -> Non
         print(f.render(paint), file=out)
     if result.status == "ok" and not (quiet and not result.findings and not result.fixed):
         counts = [(sum(f.severity == k for f in result.findings), k) for k in ("warning", "note")]
-        notes = [f"{n} {k}{'s' * (n != 1)}" for n, k in counts if n]
+        notes = [plural(n, k) for n, k in counts if n]
         notes.append(pooling_summary(result.pooling_kinds, result.unchecked))
         print(f"{result.file}: {paint('ok', 'ok')}" + (f" ({', '.join(notes)})" if notes else ""), file=out)
 

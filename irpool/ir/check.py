@@ -48,7 +48,7 @@ _GRAPH_TYPES = frozenset(ROOTS + ("Parameter",))   # the layers graph.py is told
 
 
 _U64_ID = re.compile(r"\s*\+?[0-9]+")   # a layer id as pugixml's as_ullong takes it whole ("01", "+1", " 1")
-_TYPED = ("Parameter", "Const", "Convert") + POOL_TYPES   # producers whose output type check knows (given_type)
+_WATCHED = ("Convert",) + POOL_TYPES   # consumers whose edges may need a look at the type their producer gives
 
 
 def _with_dicts(sig) -> tuple:
@@ -162,8 +162,9 @@ class _Net:
                 for body in el.iterchildren(*BODIES):
                     self.body(el, body, declared)
             elif ltype == "Const":
-                self.const_type(el)
-                if lid in self.keep_consts or Const.may_be_shape(el):
+                data = el.find("data")
+                given = self.const_type(el, data)
+                if lid in self.keep_consts or Const.may_be_shape(el, data):
                     self.consts[lid] = Const.of(el)     # (weights are never a shape input: not kept, flat memory)
                 self.port_count(el)
             elif ltype == "Result":
@@ -193,13 +194,15 @@ class _Net:
                 self.remember(lid, name, ltype, ports, el)
                 if ltype in POOL_TYPES:
                     self.types.keep(len(self.seen) - 1, judged)
-                elif ltype in ("Const", "Convert"):
+                elif ltype == "Const":
+                    self.types.keep(len(self.seen) - 1, given)
+                elif ltype in ("Convert", "Parameter"):
                     data = el.find("data")
                     self.source(len(self.seen) - 1, ltype, data.attrib if data is not None else None)
 
     def source(self, row, layer_type, data) -> None:
-        """A Const or Convert: the type it gives (types.source); a Convert to another type than bf16 is where
-        the plugin runs a bf16 chain in f32 (say_f32_chain)."""
+        """A Parameter, Const or Convert: the type it gives (types.source); a Convert to another type than bf16
+        is where the plugin runs a bf16 chain in f32 (say_f32_chain)."""
         self.types.source(row, layer_type, data)
         et = self.types.source_type(row)
         if layer_type == "Convert" and et is not None and et.name != "bf16":
@@ -260,15 +263,18 @@ class _Net:
             if said:
                 self.finding(*said, line, el={"id": fl, "name": info[0], "type": info[1]})
 
-    def const_type(self, el) -> None:
-        """A Const's element_type must name a type as OpenVINO names them, in any case but with no space around
-        it ("u8 ", " u8", "u9", "FP32": read_model refuses the file, used or not)."""
-        data = el.find("data")
+    def const_type(self, el, data):
+        """A Const's element_type (`data`: its <data>) must name a type as OpenVINO names them, in any case but
+        with no space around it ("u8 ", " u8", "u9", "FP32": read_model refuses the file, used or not); the type,
+        or None."""
         text = data.get("element_type") if data is not None else None
-        if text is not None and (element_type(text) is None or text.lower() != element_type(text).name):
+        et = element_type(text)
+        if text is not None and (et is None or text.lower() != et.name):
             self.finding("bad-attribute", f'Const element_type="{text}" is not an element type as OpenVINO names them:'
                          f' read_model refuses the file ("{text} is not a member of enum element::Type_t")',
                          line_of(data), el=el)
+            return None
+        return et
 
     def shadowed(self, el, lid, ltype) -> None:
         """A layer whose id a later <layer> takes again. OpenVINO's reader keeps the last layer of an id and builds
@@ -494,7 +500,7 @@ class _Net:
             self.clean[key] = (ports, self.last_record, self.last_type)
         if self.seen.row(layer.id) is None:
             self.remember(layer.id, layer.name, layer.type, ports, layer.line)
-            if layer.type in ("Const", "Convert"):
+            if layer.type in ("Const", "Convert", "Parameter"):
                 self.source(len(self.seen) - 1, layer.type, layer.data)
             elif is_pooling(layer) and layer.id not in self.waiting:
                 self.types.keep(len(self.seen) - 1, self.last_type)
@@ -890,8 +896,7 @@ class _Net:
                     else:
                         graph.edge(ra, rb, i, tp, line_of(el), rows)
                 if tl not in waiting and tl not in shape_ops and (fl, fp) not in index_ports and fl not in waiting \
-                        and tl not in param_slots and not (a[0] in _TYPED and b[0] == "Convert") \
-                        and not (b[0] in POOL_TYPES and a[0] in _TYPED) \
+                        and tl not in param_slots and not (b[0] in _WATCHED and types.differ(ra, rb, a[0], b[0])) \
                         and (fl, fp) not in outputs and not types.wants(fl, tl) and (fl, fp) not in out_types \
                         and a[3].get(fp, 0) == b[4].get(tp, 1):
                     continue                                                    # both ends declare the same dims

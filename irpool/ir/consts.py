@@ -34,10 +34,12 @@ class Const:
                    dict(data.attrib) if data is not None else {})
 
     @staticmethod
-    def may_be_shape(el) -> bool:
+    def may_be_shape(el, data=False) -> bool:
         """Whether a <layer type="Const"> could be a shape input (an integer scalar or 1-D Const): the only ones
-        check keeps, so that a file of many weights costs what a file of few does."""
-        data = el.find("data")
+        check keeps, so that a file of many weights costs what a file of few does. `data`: its <data>, where the
+        caller has it."""
+        if data is False:
+            data = el.find("data")
         if data is None:
             return True
         et, shape = (data.get("element_type") or "").strip().lower(), data.get("shape") or ""

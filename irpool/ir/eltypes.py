@@ -33,7 +33,7 @@ class TypeVerdicts:
         self.params = {}        # Parameter id -> (element type it declares, its output port's precision's type)
         self.kinds = {}         # Parameter id -> its element type, for the first _PARAMETERS Parameters
         self.sources = bytearray()  # layer row -> 1 + index in _names of the type its output gives, or 0
-        self._names = []
+        self._names, self._codes = [], {}
 
     # -- what check.py calls ----------------------------------------------------------------------------
     def parameter(self, layer) -> None:
@@ -47,20 +47,31 @@ class TypeVerdicts:
             self.kinds[layer.id] = et
 
     def source(self, row: int, layer_type: str, data) -> None:
-        """A Const's element_type, a Convert's destination_type: the type OpenVINO gives their output whatever
-        its port's precision says, and so the type of a pool or reduction they feed."""
-        self.keep(row, element_type((data or {}).get("element_type" if layer_type == "Const" else
-                                                     "destination_type")))
+        """A Parameter's or Const's element_type, a Convert's destination_type: the type OpenVINO gives their
+        output whatever its port's precision says, and so the type of a pool or reduction they feed."""
+        self.keep(row, element_type((data or {}).get("destination_type" if layer_type == "Convert" else
+                                                     "element_type")))
+
+    def differ(self, ra: int, rb: int, producer: str, consumer: str) -> bool:
+        """Whether the edge from layer row `ra` into row `rb` (a pool or Convert) needs check.py's look at the
+        type: a pool judged on another type than its producer gives; a Convert of a pool or of a string."""
+        codes = self.sources
+        ca = codes[ra] if ra < len(codes) else 0
+        if consumer == "Convert":
+            return producer in ("MaxPool", "AvgPool") or bool(ca) and self._names[ca - 1] == "string"
+        return bool(ca) and ca != (codes[rb] if rb < len(codes) else 0)
 
     def keep(self, row: int, et) -> None:
         """The type layer row `row` gives (a pooling layer: the type it was judged on), in one byte a layer."""
         if et is None:
             return
-        if et.name not in self._names:
+        code = self._codes.get(et.name)
+        if code is None:
             self._names.append(et.name)
+            code = self._codes[et.name] = len(self._names)
         if len(self.sources) <= row:
-            self.sources.extend(bytes(row + 1 - len(self.sources)))
-        self.sources[row] = 1 + self._names.index(et.name)
+            self.sources.extend(bytes(max(row + 1 - len(self.sources), 4096)))
+        self.sources[row] = code
 
     def source_type(self, row):
         """The type `source` kept for layer row `row`, or None."""

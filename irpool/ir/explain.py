@@ -12,6 +12,7 @@ from __future__ import annotations
 from .. import drawing
 from ..errors import IRError
 from ..select import choose
+from . import negpads
 from .check import check
 from .dims import DYNAMIC, compatible, text
 from .parse import MAX_BYTES
@@ -30,8 +31,9 @@ def _same_pads(p, auto_pad: str) -> str:
 
 def _attributes(pl) -> dict:
     s = pl.spec
+    pads = pl.raw_pads or (s.pads_begin, s.pads_end)             # (negative ones as written: negpads.py)
     attrs = dict(kernel=list(s.kernel), strides=list(s.strides), dilations=list(s.dilations),
-                 pads_begin=list(s.pads_begin), pads_end=list(s.pads_end), auto_pad=s.auto_pad, rounding_type=s.rounding)
+                 pads_begin=list(pads[0]), pads_end=list(pads[1]), auto_pad=s.auto_pad, rounding_type=s.rounding)
     if s.reduction == "avg":
         attrs["exclude-pad"] = s.count == "exclude_pad"
     if pl.outputs == 2:
@@ -66,11 +68,17 @@ def _entry(rec) -> dict:
              op=pl.op if pl else None, line=layer.line, path=rec["path"] or None,
              input=None if x_dims is None else [text(d) for d in x_dims], error=rec["error"],
              attributes=_attributes(pl) if pl else None, axes=[], outputs=[])
-    for p in plans or ():
+    crop = negpads.fit(pl, x_dims)[1] if pl and x_dims is not None and plans else None
+    for i, p in enumerate(plans or ()):
+        cut = crop[i] if crop else None
+        pads_from = None if pl.spec.auto_pad == "explicit" else _same_pads(p, pl.spec.auto_pad)
+        if cut is not None:
+            pads_from = (f"pads {pl.raw_pads[0][i]}, {pl.raw_pads[1][i]} as OpenVINO reads them: it pools cells"
+                         f" {cut.start}..{cut.stop - 1} of the input, padded {p.pad_begin}+{p.pad_end} (drawn so)")
         e["axes"].append(dict(axis=p.name, input=text(p.length) if p.length is not None else None,
                               kernel=p.kernel, stride=p.stride, dilation=p.dilation, dilated_kernel=p.dilated_kernel,
                               pads=None if p.pad_begin is None else [p.pad_begin, p.pad_end],
-                              pads_from=None if pl.spec.auto_pad == "explicit" else _same_pads(p, pl.spec.auto_pad),
+                              pads_from=pads_from,
                               output=text(p.out) if p.out is not None else text(p.bounds or DYNAMIC),
                               arithmetic=p.arithmetic, drawing=_drawing(p, pl.spec.rounding)))
     computed = rec["computed"]
