@@ -117,6 +117,7 @@ class PoolNode:
     domain: str
     x: Value | None              # its input (None: not known at all)
     outputs: list = field(default_factory=list)    # [(name, Value or None: declared)]
+    branch_output: bool = False  # its Y is an output of an If branch (onnxruntime allocates it as inferred)
 
     @property
     def name(self) -> str:
@@ -194,16 +195,18 @@ def _graph(g, path, where, opsets, outer: dict, shapes: dict):
     for vi in list(g.value_info) + list(g.output):
         declared.setdefault(vi.name, _value(vi, path))
     scope.update(declared)
+    branch = {vi.name for vi in g.output} if where and where.endswith(("then_branch", "else_branch")) else ()
     for i, node in enumerate(g.node):
-        yield from _node(node, i, path, where, opsets, scope, shapes)
+        yield from _node(node, i, path, where, opsets, scope, shapes, branch)
 
 
-def _node(node, i, path, where, opsets, scope, shapes):
+def _node(node, i, path, where, opsets, scope, shapes, branch=()):
     domain = "" if node.domain in _DEFAULT_DOMAINS else node.domain
     if node.op_type in OPS and domain in ("", NHWC):
         x = scope.get(node.input[0]) if node.input and node.input[0] else None
         outs = [(name, scope.get(name)) for name in node.output]
-        yield PoolNode(node, i, path, where, opsets.get(domain), domain, x, outs)
+        yield PoolNode(node, i, path, where, opsets.get(domain), domain, x, outs,
+                       bool(node.output) and node.output[0] in branch)
     label = node.name or (node.output[0] if node.output else f"#{i}")
     for a, attr in enumerate(node.attribute):
         subs = [attr.g] if attr.HasField("g") else list(attr.graphs)
