@@ -209,8 +209,9 @@ def test_external_data_is_never_read(tmp_path):
 
 
 def test_bodies_and_functions_are_walked():
-    """A pool in an If branch is checked and its finding names the If; a pool in a model-local function
-    whose input is undeclared is unchecked, with the reason."""
+    """A pool in an If branch is checked and its findings name the If (its kernel's 9 against the branch
+    output's inferred 10: onnxruntime fails running the If); a pool in a model-local function whose input is
+    undeclared is unchecked, with the reason."""
     pool = h.make_node("MaxPool", ["x"], ["t"], name="inner", kernel_shape=[2], strides=[2], pads=[1, 1], ceil_mode=1)
     then = h.make_graph([pool], "then", [], [h.make_tensor_value_info("t", 1, [1, 1, 10])])
     other = h.make_graph([h.make_node("Identity", ["x"], ["e"])], "else", [], [h.make_tensor_value_info("e", 1, None)])
@@ -218,8 +219,12 @@ def test_bodies_and_functions_are_walked():
     g = h.make_graph([node], "g", [h.make_tensor_value_info("c", 9, []), h.make_tensor_value_info("x", 1, [1, 1, 17])],
                      [h.make_tensor_value_info("y", 1, None)])
     m = h.make_model(g, opset_imports=[h.make_opsetid("", 12)])
-    (f, _) = _check(m).findings
-    assert f.code == "shape-mismatch" and f.layer_name == "inner" and "If 'branch' then_branch" in f.path
+    found = _check(m).findings
+    assert [f.code for f in found] == ["bad-graph", "shape-mismatch", "runtime-divergence"]
+    assert all(f.layer_name == "inner" and "If 'branch' then_branch" in f.path for f in found)
+    s = P.session(m)                        # (the branch's output is allocated as inferred: the run fails)
+    with pytest.raises(Exception, match="computed output shape"):
+        s.run(None, {"c": np.array(True), "x": np.zeros((1, 1, 17), np.float32)})
 
 
 def test_symbolic_input_judged_with_shape():

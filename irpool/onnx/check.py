@@ -234,14 +234,15 @@ def findings(j: Judged) -> list:
     if j.error:
         return [_finding(n, *j.error)]
     from .runtimes import shapes as runtime_shapes
+    out = []
     if n.branch_output and j.out is not None and not n.domain and runtime_shapes(j)["onnx"] != j.out:
-        return [_finding(n, "bad-graph", f"its output {n.node.output[0]!r} is its If branch's output, which"
+        out.append(_finding(n, "bad-graph", f"its output {n.node.output[0]!r} is its If branch's output, which"
                          " onnxruntime allocates with the dims ONNX's inference gives ("
                          f"{_text(runtime_shapes(j)['onnx'])}), and its kernel computes {_text(j.out)}: onnxruntime"
                          " fails running the If whenever this branch runs (\"The output OrtValue provided ... has"
-                         " shape\")")]
-    out = [f for k, (name, declared) in enumerate(n.outputs) if k < 2 and name
-           for f in _declared(j, k, name, declared)]
+                         " shape\")"))
+    out += [f for k, (name, declared) in enumerate(n.outputs) if k < 2 and name
+            for f in _declared(j, k, name, declared)]
     out.extend(divergences(j))
     return out
 
