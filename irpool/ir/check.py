@@ -250,10 +250,13 @@ class _Net:
         """The pools whose only consumer is a Convert the plugin fuses into them: refused on the tiers with no
         pooling kernel that gives its type."""
         rule = load("openvino")["fused_convert"]
-        edges = self.graph.edges.all()
+        rows = {self.seen.row(fl) for fl, _, _ in self.fused}
+        consumers = dict.fromkeys(rows, 0)
+        for chunk in self.graph.edges.chunks():         # (one walk over the edges, whatever their number)
+            for row in rows:
+                consumers[row] += int((chunk[:, 0] == row).sum())
         for fl, tl, line in self.fused:
-            row = self.seen.row(fl)
-            if int((edges[:, 0] == row).sum()) != 1:
+            if consumers[self.seen.row(fl)] != 1:
                 continue                        # (a second consumer keeps the Convert apart)
             info = self.info(fl)
             what = f"{info[1]} whose output goes only to Convert {tl} (to bf16), which the CPU plugin fuses into it"

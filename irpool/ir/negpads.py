@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..errors import IRError
+import numpy as np
 
 
 def negative(pl) -> bool:
@@ -40,7 +40,7 @@ def read_refusal(pl, dims) -> str | None:
                     " dimension\")")
     if dims is None:
         return None
-    for i, plan in enumerate(_plans(pl, dims)):
+    for plan in _plans(pl, dims):
         if isinstance(plan, str):
             return plan
         if plan is not None and plan[3]:
@@ -114,8 +114,6 @@ def cut(dims, crop):
 def run(pool, x, pl, spec, crop, indices: bool):
     """Pool `x` (the layer's input, of its own shape) on the fitted spec: values, and indices into `x` as
     OpenVINO numbers them."""
-    import numpy as np
-
     part = x[(slice(None), slice(None)) + tuple(c if c is not None else slice(None) for c in crop)]
     if not indices:
         return pool(part, spec)

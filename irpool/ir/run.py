@@ -138,7 +138,7 @@ def _check_declared_input(layer: Layer, file, x: np.ndarray) -> None:
         want = None                             # (a type numpy lacks without ml-dtypes: run says so itself)
     if want is not None and x.dtype != want:
         raise IRError(f"input array has element type {x.dtype}, input port {layer.inputs[0].id} declares"
-                      f" {layer.inputs[0].precision} ({et.dtype()})", code="bad-input",
+                      f" {layer.inputs[0].precision} ({want})", code="bad-input",
                       **layer.where(file, layer.inputs[0].line))
     declared = layer.inputs[0].dims
     if declared and (x.ndim != len(declared) or not all(compatible(d, n) for d, n in zip(declared, x.shape))):

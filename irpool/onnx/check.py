@@ -169,9 +169,9 @@ def judge(n: PoolNode) -> Judged:
     except IRError as e:
         j.error = ("unknown-opset", e.reason)
         return j
-    listed = len(n.node.output)
-    if listed > load("onnx")["ops"][j.op]["outputs"]:
-        j.error = ("bad-graph", f"{j.op} has {load('onnx')['ops'][j.op]['outputs']} output(s), the node lists {listed}:"
+    op_def = load("onnx")["ops"][j.op]
+    if len(n.node.output) > op_def["outputs"]:
+        j.error = ("bad-graph", f"{j.op} has {op_def['outputs']} output(s), the node lists {len(n.node.output)}:"
                    " onnxruntime refuses the model (the node does not match its schema)")
         return j
     if j.op in load("onnx")["runtimes"]["onnxruntime_no_kernel"]["versions"]:
@@ -185,8 +185,7 @@ def judge(n: PoolNode) -> Judged:
         j.error = ("unchecked", f"{why}, and ONNX's shape inference of the model gives none: its output cannot be"
                    " computed")
         return j
-    d = load("onnx")["ops"][j.op]
-    types = d.get("onnxruntime_types", d["types"])
+    types = op_def.get("onnxruntime_types", op_def["types"])
     if x.elem_type and type_name(x.elem_type) not in types:
         j.error = ("bad-precision", f"onnxruntime has no {j.op} kernel for X of type {type_name(x.elem_type)}"
                    f" ({j.op} takes {', '.join(types)})")
@@ -235,10 +234,11 @@ def findings(j: Judged) -> list:
         return [_finding(n, *j.error)]
     from .runtimes import shapes as runtime_shapes
     out = []
-    if n.branch_output and j.out is not None and not n.domain and runtime_shapes(j)["onnx"] != j.out:
+    inferred = runtime_shapes(j)["onnx"] if n.branch_output and j.out is not None and not n.domain else j.out
+    if inferred != j.out:
         out.append(_finding(n, "bad-graph", f"its output {n.node.output[0]!r} is its If branch's output, which"
                          " onnxruntime allocates with the dims ONNX's inference gives ("
-                         f"{_text(runtime_shapes(j)['onnx'])}), and its kernel computes {_text(j.out)}: onnxruntime"
+                         f"{_text(inferred)}), and its kernel computes {_text(j.out)}: onnxruntime"
                          " fails running the If whenever this branch runs (\"The output OrtValue provided ... has"
                          " shape\")"))
     out += [f for k, (name, declared) in enumerate(n.outputs) if k < 2 and name

@@ -4,7 +4,7 @@ so weights, external data references and unknown fields stay untouched and are n
 from __future__ import annotations
 
 from ..report import Report
-from .check import check, judge_all
+from .check import check
 from .model import Source, _dims, parse
 from .runtimes import ceil_only
 from .runtimes import shapes as runtime_shapes
@@ -55,11 +55,12 @@ def fix(source, *, max_bytes: int, file: str | None = None, shapes=None) -> tupl
     end pad below the kernel, as onnxruntime requires), and every declared dim ONNX's inference then gives
     otherwise follows it. Where no rewrite keeps the values the node and its dims are left as they are
     (docs/onnx.md)."""
-    report: Report = check(source, max_bytes=max_bytes, shapes=shapes, file=file)
+    judged = []
+    report: Report = check(source, max_bytes=max_bytes, shapes=shapes, file=file, explain=judged.append)
     todo = [f for f in report.findings if f.code == "shape-mismatch" and f.fix]
+    rewrites, keep = _ceil_rewrites(judged)
     src = Source(source, max_bytes)
     try:
-        rewrites, keep = _ceil_rewrites(parse(src), shapes)
         todo = [f for f in todo if (f.path, f.layer_id) not in keep]
         if not todo and not rewrites:
             return None, [], _left(report, keep)
@@ -95,10 +96,11 @@ def _written(data, edits) -> bytes:
     return b"".join(parts)
 
 
-def _ceil_rewrites(model, shapes) -> tuple:
-    """([(Judged, new pads)] of the ceil_mode nodes to rewrite, {(path, layer id)} of those to leave whole)."""
+def _ceil_rewrites(judged) -> tuple:
+    """([(Judged, new pads)] of the ceil_mode nodes to rewrite, {(path, layer id)} of those to leave whole), from
+    check's Judged records."""
     rewrites, keep = [], set()
-    for j in judge_all(model, shapes):
+    for j in judged:
         if j.error or not j.plans or j.node.domain or not ceil_only(j):
             continue
         got = runtime_shapes(j)
