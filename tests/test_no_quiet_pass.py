@@ -259,3 +259,16 @@ def test_fix_of_a_ceil_mode_torch_export_leaves_every_tool_passing(tmp_path):
                 ov = pytest.importorskip("openvino")
                 got = ov.Core().compile_model(ov.Core().read_model(path), "CPU")([x])[0]
                 assert np.asarray(got).shape == runs[1].shape
+
+
+def test_a_pool_in_a_function_body_is_counted_unchecked():
+    """A model-local function's pool has no input shape to judge: the summary says it was not checked."""
+    onnx = pytest.importorskip("onnx")
+    h = onnx.helper
+    f = h.make_function("my", "F", ["x"], ["y"], [h.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2])],
+                        [h.make_opsetid("", 12)])
+    g = h.make_graph([h.make_node("F", ["a"], ["b"], domain="my")], "g", [h.make_tensor_value_info("a", 1, [1, 1, 8])],
+                     [h.make_tensor_value_info("b", 1, None)])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 12), h.make_opsetid("my", 1)], functions=[f])
+    report = irpool.check(m.SerializeToString())
+    assert [f.code for f in report.findings] == ["unchecked"] and "1 unchecked" in report.summary

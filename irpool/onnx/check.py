@@ -66,6 +66,8 @@ def check(source, *, max_bytes: int = 1 << 30, shapes: dict | None = None, file:
         if j.error is None and j.x_shape is not None and all(d is None for d in j.x_shape[2:]):
             report.uncheck(j.node.node.op_type, "their spatial input dims are symbolic, so their output dims are"
                            " not checked: give --shape NAME=dims for the model's inputs to check them")
+        elif j.error and j.error[0] == "unchecked":
+            report.uncheck(j.node.node.op_type, "their input has no shape, declared or inferred")
         for f in findings(j):
             f.file = name
             report.findings.append(f)
