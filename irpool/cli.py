@@ -172,13 +172,11 @@ def _run(args) -> int:
 def _explain(args) -> int:
     """Each layer printed as check reaches it: text blocks, or one JSON document streamed entry by entry."""
     from .cpu import judging
-    from .frontend import IR_SHAPES, kind
+    from .frontend import kind
     from .ir.explain import each_entry, render
     source = _source(args.file)
     if kind(source) == "onnx":
         return _explain_onnx(args, source)
-    if _shapes(args):
-        raise IRError(IR_SHAPES)
     failed = []
 
     def show(e):
@@ -190,7 +188,7 @@ def _explain(args) -> int:
     if args.json:
         print(f'{{"irpool": {json.dumps(__version__)}, "layers": [')
     with judging(_cpu(args)):
-        count = each_entry(source, show, args.layer, max_bytes=args.max_bytes, bin=args.bin)
+        count = each_entry(source, show, args.layer, max_bytes=args.max_bytes, bin=args.bin, shapes=_shapes(args))
     if args.json:
         print("\n]}")
     elif not count:
@@ -307,8 +305,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--bin", metavar="PATH", help="the weights file of a single FILE (default: the .bin beside the"
                    " .xml; standard input has none): where the pooling family's shape inputs are read")
     p.add_argument("--shape", action="append", default=[], metavar="NAME=1,3,224,224",
-                   help="an .onnx model's input sizes, as benchmark_app -shape takes them: symbolic dims are judged"
-                        " with these; may be repeated")
+                   help="an input's sizes (an .onnx input, or an IR Parameter by name), as benchmark_app -shape"
+                        " takes them: its dynamic dims are judged with these (IR: as OpenVINO's reshape gives every"
+                        " port); may be repeated")
     p.set_defaults(func=_check, format="text")
     p = sub.add_parser("run", formatter_class=fmt, help="execute a net of Parameter, pooling and Result layers",
                        epilog=EXIT_CODES + "\n\nexamples:\n  irpool run model.xml -i image=x.npy -o out.npz\n"
@@ -342,7 +341,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--bin", metavar="PATH", help="the weights file (default: the .bin beside the .xml)")
     p.add_argument("--json", action="store_true", help="one JSON document instead of text")
     p.add_argument("--shape", action="append", default=[], metavar="NAME=1,3,224,224",
-                   help="an .onnx model's input sizes, as benchmark_app -shape takes them; may be repeated")
+                   help="an input's sizes (an .onnx input, or an IR Parameter by name), as check --shape; may be"
+                        " repeated")
     p.set_defaults(func=_explain)
     for name, p in sub.choices.items():
         if name == "codes":

@@ -25,13 +25,14 @@ def kind(source) -> str:
     return "ir"
 
 
-IR_SHAPES = ("--shape is for .onnx models: an IR file's Parameters declare their shapes (reshape the model to"
-             " static shapes with OpenVINO to check pools behind dynamic ones)")
+IR_FIX_SHAPES = ("--fix writes the dims an IR file declares for its own inputs, and --shape checks it on others:"
+                 " run check --shape to see, and --fix without --shape to fix")
 
 
 def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None, shapes=None, file=None,  # noqa: A002
           cpu: str | None = None):
-    """irpool.check on either front end. `shapes` ({input name: dims}, --shape) is the ONNX front end's.
+    """irpool.check on either front end. `shapes` ({input name: dims}, --shape): check on those input shapes
+    (an ONNX input's or an IR Parameter's name; IR: as OpenVINO's reshape gives every port, ir/reshape.py).
     `cpu`: the CPU tier OpenVINO's verdicts are judged for: "host" (default: this machine, with
     ONEDNN_MAX_CPU_ISA as the plugin takes it), a tier's name ("avx2", "avx512-bf16", "amx", ...: irpool.cpu),
     or "all" (a cpu-dependent warning names the tiers that refuse a layer)."""
@@ -43,10 +44,8 @@ def _check(source, max_bytes, explain, bin, shapes, file):  # noqa: A002
     if kind(source) == "onnx":
         from .onnx.check import check as onnx_check
         return onnx_check(source, max_bytes=max_bytes, shapes=shapes, file=file)
-    if shapes:
-        raise IRError(IR_SHAPES)
     from .ir.check import check as ir_check
-    return ir_check(source, max_bytes=max_bytes, explain=explain, bin=bin)
+    return ir_check(source, max_bytes=max_bytes, explain=explain, bin=bin, shapes=shapes)
 
 
 def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None, bin=None,  # noqa: A002
@@ -75,8 +74,6 @@ def explain(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin
     if kind(source) == "onnx":
         from .onnx.explain import entries, render
         return "\n".join(render(e) for e in entries(source, layer, max_bytes=max_bytes, shapes_given=shapes))
-    if shapes:
-        raise IRError(IR_SHAPES)
     from .ir.explain import explain as ir_explain
     with cpu_tiers.judging(cpu):
-        return ir_explain(source, layer, max_bytes=max_bytes, bin=bin)
+        return ir_explain(source, layer, max_bytes=max_bytes, bin=bin, shapes=shapes)

@@ -75,7 +75,7 @@ def _result(name: str, report, fixed=()) -> FileResult:
 def fix_one(item, max_bytes: int, bin=None, shapes=None, cpu=None) -> tuple:  # noqa: A002
     """check --fix of one item: (FileResult of the fixed document, with what was fixed; the bytes as read;
     the bytes fixed). Nothing is written here. A file that cannot be read gives (FileResult, None, None)."""
-    from .frontend import IR_SHAPES, kind
+    from .frontend import IR_FIX_SHAPES, kind
     from .ir.consts import bin_path
     from .ir.fix import fix
     name, source, _ = item
@@ -86,7 +86,7 @@ def fix_one(item, max_bytes: int, bin=None, shapes=None, cpu=None) -> tuple:  # 
             fixed, done, report = fix_onnx(data, max_bytes=max_bytes, file=name, shapes=shapes)
             return _result(name, report, done), data, fixed
         if shapes:
-            raise IRError(IR_SHAPES)
+            raise IRError(IR_FIX_SHAPES)
         weights = None if source == STDIN else bin_path(bin, source)
         with judging(cpu):
             fixed, done, report = fix(data, file=name, bin=weights, max_bytes=max_bytes)

@@ -61,8 +61,19 @@ def test_pools_on_dynamic_dims_are_counted_unchecked(tmp_path):
                                                   for k in report.unchecked[w]) == 2
     assert "2 unchecked (their spatial input dims are dynamic" in report.summary
     assert not irpool.check(tmp_path / "bounded.xml").unchecked
+    assert "give the model's input shapes with --shape NAME=dims" in report.summary
+    assert not irpool.check(tmp_path / "dynamic.xml", shapes={"x": (1, 3, 8, 8)}).unchecked     # (test_reshape)
     r = cli("explain", tmp_path / "dynamic.xml", "--shape", "x=1,3,8,8")
-    assert r.returncode == 2 and "--shape is for .onnx models" in r.stderr
+    assert r.returncode == 0 and "input [1,3,8,8]" in r.stdout and "input [1,3,4,4]" in r.stdout, r.stdout
+    for given, says in (("y=1,3,8,8", "no input named 'y' (its inputs: 'x')"), ("x=1,3,8", "3 dims, but input 'x'"),
+                        ("x=1,4,8,8", "dim 1 is 4, but input 'x' declares [?,3,?,?]")):
+        for verb in ("check", "explain"):
+            r = cli(verb, tmp_path / "dynamic.xml", "--shape", given)
+            assert r.returncode == 2 and says in r.stderr, (verb, given, r.stderr)
+    r = cli("check", tmp_path / "bounded.xml", "--shape", "x=1,3,10,5")
+    assert r.returncode == 2 and "within their bounds" in r.stderr
+    r = cli("check", "--fix", tmp_path / "dynamic.xml", "--shape", "x=1,3,8,8")
+    assert r.returncode == 2 and "--fix without --shape" in r.stderr
 
 
 def test_shape_mistakes_exit_2_naming_the_input(tmp_path):

@@ -24,7 +24,7 @@ from ..core import axis_names, plan
 from ..errors import IRError
 from ..opdefs import load
 from ..report import Finding, Report, pooling_summary  # noqa: F401 (re-exported)
-from . import consts, fold, negpads, portmaps
+from . import consts, fold, negpads, portmaps, reshape
 from .fold import MOST_KEPT, SHAPE_OPS
 from .consts import Const
 from .bodies import back_edges, declared_inputs, parameter_shapes
@@ -69,6 +69,7 @@ class _Net:
         if path:
             wait = frozenset(w[2] for w in wait if isinstance(w, tuple) and w[0] == "body" and w[1] == path)
         self.wait = wait        # ids of pooling layers that wait for their producer although their input is static
+        self.reshaped = None    # --shape's dims (reshape.Reshaped), top level only: a body's ids are its own
         self.relook = set()     # ids of pooling layers whose producer gives other dims than their declared input,
         #                         and ("const", id) of the Consts kept in the next pass (a family layer reads one)
         self.keep_consts = {x[1] for x in wait if isinstance(x, tuple) and x[0] == "const"}
@@ -692,8 +693,10 @@ class _Net:
                 layer.data_line, layer)
             self.index_ports.setdefault((layer.id, port), None)   # (so that the edges from it are looked at)
         if x_dims is None or all(_unbounded(d) for d in x_dims[2:]):
+            gap = self.reshaped.why(layer.id) if self.reshaped is not None else None
             self.report.uncheck(layer.type, "their spatial input dims are dynamic and unbounded, so their output"
-                                " dims are not checked: reshape the model to static input shapes to check them")
+                                " dims are not checked: give the model's input shapes with --shape NAME=dims"
+                                if gap is None else f"--shape does not reach their input: {gap}")
         if x_dims is None:                               # dynamic rank in: rank k + 2 out, every dim dynamic
             plans, computed = None, [DYNAMIC] * (pl.spec.ndim + 2)
         else:
@@ -1117,7 +1120,7 @@ class _Net:
         return declared if got == () else got
 
 
-def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None) -> Report:  # noqa: A002
+def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None, shapes=None) -> Report:  # noqa: A002
     """Check an IR file (a path, an XML string or bytes, a <net> or a bare <layer>): every pooling layer's
     attributes, types and declared output dims against what OpenVINO computes, every edge and every
     Parameter, bodies of TensorIterator, Loop and If included. Returns a Report; a file that cannot be read
@@ -1130,17 +1133,22 @@ def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None) -> Rep
     `bin`: the weights file the pooling family's shape inputs (Const layers) are read from (default: the .bin
     beside an .xml path; none for strings, bytes and standard input). `max_bytes`: a larger input is refused
     before it is read. `explain`: also record what decides each pooling layer (explain.py): True collects
-    the records in `Report.explained`; a callable receives each as it is made.
+    the records in `Report.explained`; a callable receives each as it is made. `shapes` ({Parameter name:
+    dims}, --shape): check the net on the dims OpenVINO's reshape would give it (reshape.py).
 
     The file streams: each top-level layer is checked as it is read and then kept only as its ports' dims,
     for the edges, so memory stays flat on files of any size (docs/memory.md).
     """
     opened = opened_source(source, max_bytes)
     try:
+        reshaped = None
+        if shapes:
+            doc = Document(source, opened=opened)
+            reshaped = reshape.infer(doc, shapes, consts.bin_path(bin, doc.file))
         sink, wait, settled = explain if callable(explain) else [] if explain else None, frozenset(), False
         for n in range(_PASSES + 1):
             opened[0].seek(0)
-            report, relook = _pass(source, opened, bin, wait, sink if settled or sink is None else None)
+            report, relook = _pass(source, opened, bin, wait, sink if settled or sink is None else None, reshaped)
             if relook <= wait or n >= _PASSES - 1:
                 if sink is None or settled:
                     return report
@@ -1155,12 +1163,13 @@ _DECLARED = ("shape-mismatch", "edge-mismatch")   # declared dims: wrong whether
 _PASSES = 8     # passes at most: a pool whose producer contradicts its declared input waits for it in the next
 
 
-def _pass(source, opened, bin, wait, explained):  # noqa: A002
+def _pass(source, opened, bin, wait, explained, reshaped=None):  # noqa: A002
     """One reading of the document; the Report and the ids of pooling layers that should have waited for
-    their producer (`wait`: those that wait in this pass)."""
-    doc = Document(source, opened=opened)
+    their producer (`wait`: those that wait in this pass). `reshaped`: --shape's dims, written in as it reads."""
+    doc = Document(source, opened=opened, edit=reshaped.edit if reshaped is not None else None)
     report = Report(doc.file, explained=explained)
     net = _Net(doc, report, wait=wait)
+    net.reshaped = reshaped
     net.bin = consts.bin_path(bin, doc.file)
     for holder, n in doc.batches():
         if holder is None:

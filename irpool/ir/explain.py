@@ -107,11 +107,13 @@ def _drawing(p, rounding: str) -> list:
     return drawing.axis(p.name, p.length, p.kernel, p.stride, p.dilation, p.pad_begin, p.pad_end, p.out, extra)
 
 
-def each_entry(source, sink, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin=None) -> int:  # noqa: A002
+def each_entry(source, sink, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin=None,  # noqa: A002
+               shapes=None) -> int:
     """Hand `sink` one dict per pooling layer as check reaches it (bodies included; a layer whose input
     waits for the edges comes after the others): its attributes with defaults applied, input, each axis's
     pads and arithmetic, each output port's computed and declared dims; `error` when it cannot be computed.
-    `layer` selects by id or name. Keeps nothing: memory stays as check's. Returns how many were handed."""
+    `layer` selects by id or name; `shapes`: --shape (check's). Keeps nothing: memory stays as check's.
+    Returns how many were handed."""
     count, by_id, by_name = 0, [], []
 
     def take(rec):
@@ -123,7 +125,7 @@ def each_entry(source, sink, layer: str | None = None, *, max_bytes: int = MAX_B
             by_id.append(_entry(rec))
         elif layer == rec["layer"].name:
             by_name.append(_entry(rec))
-    report = check(source, max_bytes=max_bytes, explain=take, bin=bin)
+    report = check(source, max_bytes=max_bytes, explain=take, bin=bin, shapes=shapes)
     if layer is None:
         return count
     chosen = choose(layer, by_id, by_name, lambda e: f"layer id={e['layer_id']} name={e['layer_name']!r}"
@@ -135,10 +137,11 @@ def each_entry(source, sink, layer: str | None = None, *, max_bytes: int = MAX_B
     return len(chosen)
 
 
-def explain_entries(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin=None) -> list:  # noqa: A002
+def explain_entries(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin=None,  # noqa: A002
+                    shapes=None) -> list:
     """each_entry's dicts as a list, in document order."""
     entries = []
-    each_entry(source, entries.append, layer, max_bytes=max_bytes, bin=bin)
+    each_entry(source, entries.append, layer, max_bytes=max_bytes, bin=bin, shapes=shapes)
     return sorted(entries, key=lambda e: e["line"] or 0)
 
 
@@ -169,9 +172,10 @@ def render(e: dict) -> str:
     return "\n".join(lines)
 
 
-def explain(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin=None) -> str:  # noqa: A002
+def explain(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin=None,  # noqa: A002
+            shapes=None) -> str:
     """The text of explain_entries: a block per pooling layer."""
-    return "\n".join(render(e) for e in explain_entries(source, layer, max_bytes=max_bytes, bin=bin))
+    return "\n".join(render(e) for e in explain_entries(source, layer, max_bytes=max_bytes, bin=bin, shapes=shapes))
 
 
 __all__ = ["each_entry", "explain", "explain_entries", "render"]

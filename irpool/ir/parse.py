@@ -265,10 +265,12 @@ class Document:
     reading is done, `ir_version` once reading has begun; `problems` fills in as it goes. `batches()` hands over the top-level layers and edges in
     batches of whole elements and drops each batch from memory when the caller asks for the next."""
 
-    def __init__(self, source, *, max_bytes: int = MAX_BYTES, opened=None):
+    def __init__(self, source, *, max_bytes: int = MAX_BYTES, opened=None, edit=None):
         """`opened`: (a seekable stream at its start, its file name) that `source` was opened as already by
-        `opened_source`; the caller then closes it (so that it can be read again)."""
+        `opened_source`; the caller then closes it (so that it can be read again). `edit`: called with each
+        top-level <layer> element before it is handed over (--shape writes its dims there: reshape.py)."""
         self._keep = opened is not None
+        self._edit = edit
         self._stream, self.file = opened or _open(source, max_bytes)
         try:
             root_tag = _check_prolog(self._stream, self.file)
@@ -332,6 +334,9 @@ class Document:
                 for k, holder in enumerate(holders):
                     n = len(holder) if root is not None or k < len(holders) - 1 else len(holder) - 1
                     if n > 0:
+                        if self._edit is not None and holder.tag == "layers":
+                            for el in holder[:n]:
+                                self._edit(el)
                         yield holder, n
                         del holder[:n]
                 for other in top if top is not None else ():
