@@ -283,3 +283,61 @@ def test_a_pool_in_a_function_body_is_counted_unchecked():
     m = h.make_model(g, opset_imports=[h.make_opsetid("", 12), h.make_opsetid("my", 1)], functions=[f])
     report = irpool.check(m.SerializeToString())
     assert [f.code for f in report.findings] == ["unchecked"] and "1 unchecked" in report.summary
+
+
+def test_a_kernel_behind_a_computed_pad_is_judged_on_the_dims_the_model_bounds(tmp_path):
+    """transformers' EfficientNet pads with pads computed from the input's size and pools its map with a kernel
+    larger than the map. TorchScript's exports (opsets 11, 17) compute the pads through ConstantOfShape, Slice
+    and Transpose, which ONNX's inference does not follow: irpool folds them (onnx/folding.py) and judges the
+    pool on the map the model's static input gives, as it judges the dynamo export: onnxruntime's output shape,
+    measured, and OpenVINO's refusal, measured."""
+    torch = pytest.importorskip("torch")
+    ort = pytest.importorskip("onnxruntime")
+    ov = pytest.importorskip("openvino")
+    import warnings
+    F = torch.nn.functional
+
+    class SamePadThenPool(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c, self.pool = torch.nn.Conv2d(3, 16, 3, 2), torch.nn.MaxPool2d(32, ceil_mode=True)
+
+        def forward(self, x):
+            h, w = x.shape[-2:]
+            ph, pw = max((-(-h // 2) - 1) * 2 + 3 - h, 0), max((-(-w // 2) - 1) * 2 + 3 - w, 0)
+            return self.pool(self.c(F.pad(x, [pw // 2, pw - pw // 2, ph // 2, ph - ph // 2])))
+    x = np.zeros((1, 3, 16, 17), np.float32)
+    for opset in (11, 17):
+        path = tmp_path / f"same_{opset}.onnx"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(SamePadThenPool().eval(), torch.from_numpy(x), path, opset_version=opset, dynamo=False)
+        s = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        got = s.run(None, {s.get_inputs()[0].name: x})[0].shape
+        with pytest.raises(Exception):
+            ov.Core().compile_model(str(path), "CPU")
+        report = irpool.check(path)
+        assert not report.unchecked, report.summary
+        (f,) = report.findings
+        assert f.code == "runtime-divergence" and "OpenVINO's ONNX frontend refuses it" in f.message
+        assert f"onnxruntime's kernel gives [{','.join(map(str, got))}]" in f.message, f.message
+
+
+def test_a_pool_whose_dims_depend_on_values_is_unchecked_saying_shape_cannot_help():
+    """A pool behind a Slice whose end is a value of the data: no inference can know its dims, and the model's
+    inputs are static, so the summary says so rather than pointing at --shape."""
+    onnx = pytest.importorskip("onnx")
+    h, TP = onnx.helper, onnx.TensorProto
+    nodes = [h.make_node("ReduceMax", ["x"], ["m"], keepdims=0),
+             h.make_node("Cast", ["m"], ["mi"], to=TP.INT64),
+             h.make_node("Reshape", ["mi", "one"], ["end"]),
+             h.make_node("Slice", ["x", "zero", "end", "axes"], ["cut"]),
+             h.make_node("MaxPool", ["cut"], ["y"], kernel_shape=[2, 2])]
+    consts = [h.make_tensor("one", TP.INT64, [1], [1]), h.make_tensor("zero", TP.INT64, [1], [0]),
+              h.make_tensor("axes", TP.INT64, [1], [2])]
+    g = h.make_graph(nodes, "g", [h.make_tensor_value_info("x", TP.FLOAT, [1, 1, 8, 8])],
+                     [h.make_tensor_value_info("y", TP.FLOAT, None)], consts)
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
+    report = irpool.check(m.SerializeToString())
+    assert report.ok and list(report.unchecked.values()) == [{"MaxPool": 1}], report.summary
+    assert "the model's inputs are static" in report.summary and "--shape" not in report.summary

@@ -15,6 +15,7 @@ from ..core import axis_names, plan
 from ..errors import IRError
 from ..opdefs import load
 from ..report import Finding, Report
+from .folding import fold
 from .graphs import refusals
 from .model import PoolNode, Source, Value, parse, pool_nodes
 from .translate import NHWC, fit, node_attrs, op_version, pads_refusal, to_spec
@@ -61,11 +62,14 @@ def check(source, *, max_bytes: int = 1 << 30, shapes: dict | None = None, file:
     for f in refusals(model):
         f.file = name
         report.findings.append(f)
+    static = _inputs_static(model, shapes)
     for j in judge_all(model, shapes):
         report.count(j.node.node.op_type)
         if j.error is None and j.x_shape is not None and all(d is None for d in j.x_shape[2:]):
             report.uncheck(j.node.node.op_type, "their spatial input dims are symbolic, so their output dims are"
-                           " not checked: give --shape NAME=dims for the model's inputs to check them")
+                           " not checked: give --shape NAME=dims for the model's inputs to check them" if not static
+                           else "their spatial input dims are not known: the model's inputs are static, and neither"
+                           " ONNX's inference nor irpool's folding of shape subgraphs carries their dims there")
         elif j.error and j.error[0] == "unchecked":
             report.uncheck(j.node.node.op_type, "their input has no shape, declared or inferred")
         for f in findings(j):
@@ -131,6 +135,18 @@ def _carried(model, judged, produced) -> list:
     return out
 
 
+def _inputs_static(model, shapes) -> bool:
+    """Whether every input of the main graph has numeric dims (or --shape gives them): --shape cannot help."""
+    weights = {t.name for t in model.graph.initializer}
+    for vi in model.graph.input:
+        t = vi.type.tensor_type if vi.type.HasField("tensor_type") else None
+        if vi.name in weights or shapes and vi.name in shapes:
+            continue
+        if t is None or not t.HasField("shape") or not all(d.HasField("dim_value") for d in t.shape.dim):
+            return False
+    return True
+
+
 def _unknown(x: Value | None, shapes) -> bool:
     return x is None or x.shape is None or bool(shapes) and any(not isinstance(d, int) for d in x.shape)
 
@@ -150,11 +166,17 @@ def _inferred(model, nodes, shapes):
                 shape.ClearField("dim")
                 for d in shapes[vi.name]:
                     shape.dim.add().dim_value = d
+    def infer(m):
+        return onnx.shape_inference.infer_shapes(m, data_prop=True)
     try:
-        m = onnx.shape_inference.infer_shapes(m, data_prop=True)
+        m = infer(m)
     except Exception:                       # a model ONNX's inference refuses: what is declared is all there is
         return None
     again = list(pool_nodes(m))
+    if _inputs_static(model, shapes) and \
+            any(_unknown(n.x, shapes) or any(not isinstance(d, int) for d in n.x.shape[2:]) for n in again):
+        m = fold(m, infer)                  # (shape subgraphs ONNX's inference does not follow: folding.py)
+        again = list(pool_nodes(m))
     return again if len(again) == len(nodes) else None
 
 
