@@ -3,8 +3,6 @@ ties of -0.0 and +0.0, NaN and infinities: the phase buffer, the direct path, on
 a max's last axis reduced first, and chunks on threads. A max is the element its index points at (the first of
 tied elements); a sum starts at +0.0 and adds the taps in row-major order."""
 import contextlib
-import sys
-from unittest import mock
 
 import numpy as np
 import pytest
@@ -12,11 +10,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from bits import assert_same_bits
-from irpool.core import PoolSpec, pool, release_workspaces
+from irpool.core import PoolSpec, pool, release_workspaces, tuning
 from ovbuild import ov_model, ov_outputs
 
 ov = pytest.importorskip("openvino")
-POOL = sys.modules["irpool.core.pool"]
 PATHS = ("phase", "direct", "window", "threads", "last axis first")
 
 
@@ -64,14 +61,12 @@ def layers(draw, path):
 @contextlib.contextmanager
 def forced(path):
     """Make the core take `path` for every call it can."""
-    patches = {"direct": dict(_use_direct=lambda plans: True, DIRECT_BYTES=0),
-               "threads": dict(THREAD_CHUNK_BYTES=1, PARALLEL_BYTES=0),
-               "phase": dict(DIRECT_BYTES=1 << 62, PRE_REDUCE=False),
-               "last axis first": dict(CHUNK_BYTES=1)}.get(path, {})
+    fields = {"direct": dict(direct=True, direct_bytes=0),
+              "threads": dict(thread_chunk_bytes=1, parallel_bytes=0),
+              "phase": dict(direct=False, pre_reduce=False),
+              "last axis first": dict(chunk_bytes=1)}.get(path, {})
     release_workspaces()
-    with contextlib.ExitStack() as stack:
-        for name, value in patches.items():
-            stack.enter_context(mock.patch.object(POOL, name, value))
+    with tuning.using(**fields):
         yield
     release_workspaces()
 

@@ -10,7 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irpool import IRError
-from irpool.core import PoolSpec, output_shape, plan, pool, release_workspaces
+from irpool.core import PoolSpec, output_shape, plan, pool, release_workspaces, tuning
+from irpool.core.geometry import geometry
+from irpool.core import zero_signs as ZERO
 from bits import assert_same_bits
 from reference import ref_plan, ref_pool
 
@@ -191,19 +193,18 @@ def test_the_direct_path_matches_reference_on_everything_it_takes(case):
     """The second way the core runs (direct.py), forced on for every spec it can take (small inputs too), and for
     chunks of one plane; and it does take every max whose windows all start before the input's end."""
     spec, x = case
-    with mock.patch.object(POOL_MODULE, "_use_direct", lambda plans: True), \
-            mock.patch.object(POOL_MODULE, "DIRECT_BYTES", 0):
+    with tuning.using(direct=True, direct_bytes=0):
         try:
             plans = plan(spec, x.shape)
         except IRError:
             plans = None
         if plans and x.size and spec.reduction == "max" and spec.layout == "channels_first" and x.dtype != np.float16 \
                 and all((p.out - 1) * p.stride < p.length for p in plans) and not all(p.out == 1 for p in plans):
-            assert POOL_MODULE._geometry(spec, x.shape, x.dtype, False).direct
+            assert geometry(spec, x.shape, x.dtype, False, tuning.current()).direct
         release_workspaces()
         try:
             _matches_reference(*case, threads=1)
-            with mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 1):
+            with tuning.using(chunk_bytes=1):
                 _matches_reference(*case, threads=1)
         finally:
             release_workspaces()
@@ -243,11 +244,11 @@ def test_the_last_axis_reduced_first_matches_reference(case):
         plans = None
     if plans is not None and 0 not in x.shape and (plans[-1].out - 1) * plans[-1].stride < plans[-1].length \
             and not all(p.out == 1 for p in plans):
-        assert POOL_MODULE._geometry(spec, x.shape, x.dtype, False).pre_offsets is not None
+        assert geometry(spec, x.shape, x.dtype, False, tuning.current()).pre_offsets is not None
     release_workspaces()
     try:
         _matches_reference(spec, x, threads=1)
-        with mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 1):
+        with tuning.using(chunk_bytes=1):
             _matches_reference(spec, x, threads=1)
     finally:
         release_workspaces()
@@ -296,7 +297,7 @@ def test_the_direct_path_is_taken_where_windows_do_not_overlap_or_stride_1():
     """direct.py runs max pools of 256 KB or more whose windows do not overlap and read no padding, or whose
     strides are all 1 with an output as long as the input."""
     x = np.zeros((1, 2, 256, 256), np.float32)
-    assert not POOL_MODULE._geometry(PoolSpec(kernel=(2, 2), strides=(2, 2)), (1, 1, 4, 4), x.dtype, False).direct
+    assert not geometry(PoolSpec(kernel=(2, 2), strides=(2, 2)), (1, 1, 4, 4), x.dtype, False, tuning.current()).direct
     for attrs, direct in ((dict(kernel=(2, 2), strides=(2, 2)), True), (dict(kernel=(3, 3), strides=(2, 2)), False),
                           (dict(kernel=(3, 3), strides=(3, 3)), True), (dict(kernel=(1, 1), strides=(2, 2)), True),
                           (dict(kernel=(3, 3), strides=(2, 2), pads_begin=(1, 1), pads_end=(1, 1)), False),
@@ -306,7 +307,7 @@ def test_the_direct_path_is_taken_where_windows_do_not_overlap_or_stride_1():
                           (dict(kernel=(3, 3), strides=(2, 2), rounding="ceil"), False),
                           (dict(kernel=(2, 2), strides=(2, 2), reduction="lp"), False)):
         spec = PoolSpec(**attrs)
-        assert POOL_MODULE._geometry(spec, x.shape, x.dtype, False).direct is direct, attrs
+        assert geometry(spec, x.shape, x.dtype, False, tuning.current()).direct is direct, attrs
 
 
 @st.composite
@@ -356,7 +357,7 @@ def test_core_in_chunks_on_threads_matches_reference(case, memory):
         x = wide[..., ::2]
     elif memory == "fortran":
         x = np.asfortranarray(x)
-    with mock.patch.object(POOL_MODULE, "THREAD_CHUNK_BYTES", 1), mock.patch.object(POOL_MODULE, "PARALLEL_BYTES", 0):
+    with tuning.using(thread_chunk_bytes=1, parallel_bytes=0):
         _matches_reference(spec, x, threads=3)
 
 
@@ -368,7 +369,7 @@ def test_strided_reads_up_to_the_last_element(dtype, length):
     for spec in (PoolSpec(kernel=(2,), strides=(2,)), PoolSpec(kernel=(3,), strides=(2,), pads_begin=(1,)),
                  PoolSpec(kernel=(1,), strides=(2,), pads_begin=(1,), pads_end=(1,))):
         _matches_reference(spec, x, threads=1)
-        with mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 1):
+        with tuning.using(chunk_bytes=1):
             _matches_reference(spec, x, threads=1)
 
 
@@ -451,7 +452,7 @@ def _random_max(rng, channels, lengths):
 
 def _repair_only():
     """The zero-sign repair alone: the max by fmax, whatever numpy's rule for ties of zeros (ties.py)."""
-    return mock.patch.object(POOL_MODULE, "ORDERED_TIES", False)
+    return tuning.using(ordered_ties=False)
 
 
 @pytest.mark.parametrize("ordered", [True, False])
@@ -467,13 +468,13 @@ def test_max_of_tied_zeros_takes_the_first_zero_tap_as_the_reference(zeros, nans
     chunks with NaN."""
     from irpool.core import ties
     rng = np.random.default_rng(int(zeros * 1000 + nans * 1e4))
-    repaired, real, direct = [], POOL_MODULE._Run._zero_signs, 0
+    repaired, real, direct = [], ZERO.repair, 0
 
     def counted(self, *args):
         repaired.append(self.g.window)
         return real(self, *args)
-    with mock.patch.object(POOL_MODULE, "ORDERED_TIES", ordered), \
-            mock.patch.object(POOL_MODULE._Run, "_zero_signs", counted):
+    with tuning.using(ordered_ties=ordered), \
+            mock.patch.object(ZERO, "repair", counted):
         for _ in range(60):
             spec, shape = _random_max(rng, channels=5, lengths=(4, 9))
             dtype = np.dtype(rng.choice(["float16", "float32", "float64"]))
@@ -489,9 +490,8 @@ def test_max_of_tied_zeros_takes_the_first_zero_tap_as_the_reference(zeros, nans
                 continue
             assert_same_bits(pool(x, spec, threads=1), want.astype(dtype))
             release_workspaces()                # (and the geometries, which say which way a call goes)
-            with mock.patch.object(POOL_MODULE, "_use_direct", lambda plans: True), \
-                    mock.patch.object(POOL_MODULE, "DIRECT_BYTES", 0):     # (direct.py, where it takes the spec)
-                direct += POOL_MODULE._geometry(spec, x.shape, x.dtype, False).direct
+            with tuning.using(direct=True, direct_bytes=0):     # (direct.py, where it takes the spec)
+                direct += geometry(spec, x.shape, x.dtype, False, tuning.current()).direct
                 assert_same_bits(pool(x, spec, threads=1), want.astype(dtype), "direct")
             release_workspaces()
     # numpy's rule is the CPU's and numpy's (x86, numpy 2.4: the second operand in float32 and float64, the first
@@ -524,7 +524,7 @@ def test_nan_under_the_ordered_max_goes_to_fmax_and_the_repair(nans):
         ops.append((a, op.__name__))
         return real(self, a, b, op)
     with mock.patch.object(POOL_MODULE._Run, "_pool_chunk", counted), \
-            mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 1024):
+            tuning.using(chunk_bytes=1024):
         got = pool(x, spec, threads=1)
     assert_same_bits(got, ref_pool(x, spec)[0])
     if ties.keeps("float32") is None or nans == "many":
@@ -575,7 +575,7 @@ def test_every_maximum_zero_takes_each_window_first_zero_chunk_by_chunk(threads,
     have run."""
     rng = np.random.default_rng(int(others * 100) + threads)
     copies, coded = [], []
-    real, real_codes = POOL_MODULE._copy_taps, POOL_MODULE._first_zero_codes
+    real, real_codes = ZERO._copy_taps, ZERO._first_zero_codes
 
     def counted(dst, src, root):
         copies.append(src.strides[-1] // src.itemsize)
@@ -589,11 +589,9 @@ def test_every_maximum_zero_takes_each_window_first_zero_chunk_by_chunk(threads,
              ((2, 3, 10, 10), dict(kernel=(2, 2), strides=(1, 1), dilations=(2, 2))),                     # short rows
              ((3, 2, 90), dict(kernel=(4,), strides=(1,), pads_begin=(2,), pads_end=(1,))),
              ((1, 4, 6, 8, 8), dict(kernel=(2, 2, 2), strides=(2, 2, 2)))]
-    with mock.patch.object(POOL_MODULE, "_copy_taps", counted), _repair_only(), \
-            mock.patch.object(POOL_MODULE, "_first_zero_codes", codes), \
-            mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 2048), \
-            mock.patch.object(POOL_MODULE, "THREAD_CHUNK_BYTES", 2048), \
-            mock.patch.object(POOL_MODULE, "PARALLEL_BYTES", 0):
+    with mock.patch.object(ZERO, "_copy_taps", counted), _repair_only(), \
+            mock.patch.object(ZERO, "_first_zero_codes", codes), \
+            tuning.using(chunk_bytes=2048, thread_chunk_bytes=2048, parallel_bytes=0):
         for shape, attrs in cases:
             spec = PoolSpec(reduction="max", **attrs)
             for _ in range(3):
@@ -618,7 +616,7 @@ def test_zero_maxima_among_positives_take_the_first_zero_tap(positives):
     parametrization's inputs."""
     rng = np.random.default_rng(int(positives * 10))
     ran = {"first": 0, "gather": 0}
-    real_first, real_gather = POOL_MODULE._Run._first_tap_signs, POOL_MODULE._Run._gather_zero_signs
+    real_first, real_gather = ZERO._first_tap_signs, ZERO._gather_zero_signs
 
     def first(self, *args):
         ran["first"] += 1
@@ -627,9 +625,9 @@ def test_zero_maxima_among_positives_take_the_first_zero_tap(positives):
     def gather(self, *args):
         ran["gather"] += 1
         return real_gather(self, *args)
-    with mock.patch.object(POOL_MODULE._Run, "_first_tap_signs", first), _repair_only(), \
-            mock.patch.object(POOL_MODULE._Run, "_gather_zero_signs", gather), \
-            mock.patch.object(POOL_MODULE, "CHUNK_BYTES", 4096):
+    with mock.patch.object(ZERO, "_first_tap_signs", first), _repair_only(), \
+            mock.patch.object(ZERO, "_gather_zero_signs", gather), \
+            tuning.using(chunk_bytes=4096):
         for _ in range(40):
             spec, shape = _random_max(rng, channels=9, lengths=(5, 12))
             pick = rng.random(shape)

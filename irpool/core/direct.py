@@ -14,7 +14,7 @@ numpy runs contiguous calls at memory speed, while a call over a strided view wi
 every short row. Here every tap is one contiguous call over the chunk and there is at most one strided copy,
 where the phase buffer's path pays a fill and a final copy row by row. Against the phase buffer, one thread
 (AMD EPYC, numpy 2.4): 2x2 s2 0.81-0.86, 2x2x2 s2 on 1x832x4x14x14 0.57, 3x3 s1 p1 0.87-0.97; windows that
-overlap with a stride above 1 compute every position k - 1 times per axis, and lose (pool._use_direct says
+overlap with a stride above 1 compute every position k - 1 times per axis, and lose (geometry.use_direct says
 which run here).
 
 Max only, without indices (a sum's bits depend on the order of its additions; indices need the winning tap),
