@@ -9,7 +9,7 @@ import sys
 
 from . import __version__
 from .errors import IRError
-from .ir.parse import MAX_BYTES
+from .limits import MAX_BYTES
 
 EXIT_CODES = """exit status:
   0  every file is clean (warnings allowed, unless --strict)

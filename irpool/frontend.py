@@ -6,8 +6,7 @@ import os
 
 from . import cpu as cpu_tiers
 from .errors import IRError
-
-MAX_BYTES = 1 << 30
+from .limits import MAX_BYTES
 
 
 def kind(source) -> str:

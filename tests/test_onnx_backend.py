@@ -17,7 +17,7 @@ def _cases():
     out = []
     for case in cases:
         nodes = list(case.model.graph.node)
-        if len(nodes) == 1 and nodes[0].op_type in irpool.onnx.translate.OPS:
+        if len(nodes) == 1 and nodes[0].op_type in irpool.onnx.OPS:
             out.append(case)
     return out
 
@@ -28,7 +28,7 @@ CASES = _cases()
 def test_every_pooling_op_has_cases():
     ops = {c.model.graph.node[0].op_type for c in CASES}
     # the suite has no GlobalLpPool case (test_onnx_ort.py compares it with onnxruntime's LpPool)
-    assert ops == set(irpool.onnx.translate.OPS) - {"GlobalLpPool"} and len(CASES) >= 40
+    assert ops == set(irpool.onnx.OPS) - {"GlobalLpPool"} and len(CASES) >= 40
     assert len([c for c in CASES if c.name.startswith("test_global")]) == 4
 
 

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 import irpool.onnx
+from irpool.opdefs import load
 from irpool import IRError, PoolSpec, pool
 from bits import assert_same_bits
 from reference import ref_pool
@@ -54,7 +55,7 @@ def ort_run(op, x, attrs, opset, outputs):
 def random_node(rng, op, version):
     nd = int(rng.integers(1, 4))
     attrs = {"kernel_shape": [int(v) for v in rng.integers(1, 4, nd)]}
-    has = irpool.onnx.translate.load("onnx")["ops"][irpool.onnx.op_version(op, version)]["attributes"]
+    has = load("onnx")["ops"][irpool.onnx.op_version(op, version)]["attributes"]
     if rng.random() < 0.7:
         attrs["strides"] = [int(v) for v in rng.integers(1, 4, nd)]
     if "dilations" in has and rng.random() < 0.5:
@@ -343,7 +344,7 @@ def test_global_lppool_1_takes_a_float_p_and_global_max_differs_from_onnxruntime
     assert np.isnan(y[0, 0, 0, 0]) and y[0, 1, 0, 0] == 3.0
 
 
-NHWC_KEYS = sorted(k for k in irpool.onnx.translate.load("onnx")["ops"] if k.startswith(irpool.onnx.NHWC))
+NHWC_KEYS = sorted(k for k in load("onnx")["ops"] if k.startswith(irpool.onnx.NHWC))
 
 
 @pytest.mark.parametrize("key", NHWC_KEYS)
@@ -360,7 +361,7 @@ def test_nhwc_ops_match_onnxruntime_on_the_channels_first_node(key):
         else:
             attrs, x, outputs = random_node(rng, op, version)
             x = x.astype(np.float32).astype(x.dtype) if x.dtype == np.float64 else x   # see random_global
-        outputs = min(outputs, irpool.onnx.translate.load("onnx")["ops"][key]["outputs"])
+        outputs = min(outputs, load("onnx")["ops"][key]["outputs"])
         spec = irpool.onnx.to_spec(op, attrs, opset=version, shape=x.shape)
         if not comparable(spec, attrs, x.shape[2:]):
             continue

@@ -111,7 +111,7 @@ def test_schema_matches_onnx_defs():
                  "int8": "tensor(int8)", "uint8": "tensor(uint8)", "bfloat16": "tensor(bfloat16)"}
         assert {names[t] for t in d["types"]} == allowed, key
         assert len(s.outputs) == d["outputs"], key
-    for op in irpool.onnx.translate.OPS:
+    for op in irpool.onnx.OPS:
         versions = {s.since_version for s in defs.get_all_schemas_with_history() if s.name == op and s.domain == ""}
         assert versions == {int(k.rsplit("-", 1)[1]) for k in SCHEMA["ops"] if k.startswith(op + "-")}, op
 
@@ -128,7 +128,7 @@ def test_nhwc_schema_matches_what_onnxruntime_registers():
     from onnxruntime.capi import onnxruntime_pybind11_state as C
     got = {}
     for s in C.get_all_operator_schema():
-        if s.domain == irpool.onnx.NHWC and s.name in irpool.onnx.translate.OPS:
+        if s.domain == irpool.onnx.NHWC and s.name in irpool.onnx.OPS:
             got[f"{s.domain}:{s.name}-{s.since_version}"] = s
     assert set(got) == {k for k in SCHEMA["ops"] if k.startswith(irpool.onnx.NHWC)}
     kinds = {"INTS": "ints", "INT": "int", "FLOAT": "float", "STRING": "string", "FLOATS": "floats"}

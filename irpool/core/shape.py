@@ -76,11 +76,21 @@ def interval_text(bounds) -> str:
     return str(lo) if lo == hi else f"{lo}..{'' if hi is None else hi}"
 
 
+def out_length(length: int, dk: int, s: int, pb: int, pe: int, rounding: str) -> int:
+    """One axis's output length, the formula every runtime here shares: floor((L + pb + pe - dk) / s) + 1, or
+    ceil(...) + 1, which ceil_torch (ONNX's ceil_mode as onnxruntime and OpenVINO run it) makes one less where
+    that last window would start at or past L + pb. -1 where the dilated kernel dk does not fit."""
+    num = length + pb + pe - dk
+    if num < 0:
+        return -1
+    if rounding == "floor":
+        return num // s + 1
+    q = _ceil_div(num, s)
+    return q + 1 if rounding == "ceil" or q * s < length + pb else q
+
+
 def _bound_out(spec: PoolSpec, length: int, k: int, s: int, d: int, pb: int, pe: int) -> int:
-    num = max(length + pb + pe - ((k - 1) * d + 1), 0)
-    q = num // s if spec.rounding == "floor" else _ceil_div(num, s)
-    out = q + 1 if spec.rounding != "ceil_torch" or q * s < length + pb else q
-    return max(out, 1)
+    return max(out_length(length, (k - 1) * d + 1, s, pb, pe, spec.rounding), 1)
 
 
 def _interval_axis(spec: PoolSpec, axis: int, bounds: tuple, name: str) -> AxisPlan:
@@ -117,12 +127,12 @@ def plan_axis(spec: PoolSpec, axis: int, length, name: str) -> AxisPlan:
     if num < 0:
         raise IRError(f"{name}: the kernel does not fit the padded input: {length} + {pb} + {pe} - {dk} = {num} < 0"
                       f" (dilated kernel {dk} is larger than the padded length {length + pb + pe})")
+    out = out_length(length, dk, s, pb, pe, spec.rounding)
     if spec.rounding == "floor":
-        q = num // s
-        return AxisPlan(name, length, k, s, d, pb, pe, q + 1, f"{name}: floor({expr}) + 1 = {q + 1}", (q + 1,) * 2)
+        return AxisPlan(name, length, k, s, d, pb, pe, out, f"{name}: floor({expr}) + 1 = {out}", (out,) * 2)
     q = _ceil_div(num, s)
-    if spec.rounding == "ceil" or q * s < length + pb:
-        return AxisPlan(name, length, k, s, d, pb, pe, q + 1, f"{name}: ceil({expr}) + 1 = {q + 1}", (q + 1,) * 2)
+    if out == q + 1:
+        return AxisPlan(name, length, k, s, d, pb, pe, out, f"{name}: ceil({expr}) + 1 = {out}", (out,) * 2)
     return AxisPlan(name, length, k, s, d, pb, pe, q,
                     f"{name}: ceil({expr}) + 1 = {q + 1}, less the last window, which would start at"
                     f" {q} * {s} = {q * s} >= {length} + {pb}: {q}", (q, q))

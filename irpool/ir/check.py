@@ -35,7 +35,7 @@ from .eltypes import TypeVerdicts
 from .graph import ROOTS, Graph
 from .layers import (POOL_TYPES, check_dims, empty_window_refusal, interpret, is_pooling, kept_in_type, op_name,
                      small_output_refusal, type_refusal)
-from .parse import (_BIG_LINE, BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, op_type,
+from .parse import (BIG_LINE, BODIES, EDGE_ENDS, MAX_BYTES, REQUIRED, Document, Layer, read_edge, read_layer, op_type,
                     belongs, content_key, light_ports, line_of, opened_source)
 from .table import Blocks, LayerTable
 
@@ -171,15 +171,15 @@ class _Net:
             elif ltype == "Result":
                 self.port_count(el)
             elif ltype in SHAPE_OPS and len(self.shape_ops) < MOST_KEPT:
-                self.shape_ops[lid] = _layer(el, [])        # (its problems are found below, as for any layer)
+                self.shape_ops[lid] = read_layer(el, [])        # (its problems are found below, as for any layer)
             elif ltype in FAMILY_TYPES:
-                self.layer(_layer(el, problems))
+                self.layer(read_layer(el, problems))
                 continue
             if ltype == "Parameter" or ltype in POOL_TYPES:
                 key = content_key(el)
                 known = self.clean.get(key)
                 if known is None or lid in self.wait or lid in self.forced:
-                    self.layer(_layer(el, problems), key)
+                    self.layer(read_layer(el, problems), key)
                     continue
                 ports, rec, judged = known
                 if rec is not None:                         # explain: the same record, for this layer
@@ -189,7 +189,7 @@ class _Net:
             else:
                 ports = light_ports(el)
                 if ports is None:
-                    self.layer(_layer(el, problems))
+                    self.layer(read_layer(el, problems))
                     continue
             if new:
                 self.remember(lid, name, ltype, ports, el)
@@ -872,7 +872,7 @@ class _Net:
     def edges(self, holder, n) -> None:
         ends = [x(holder) for x in _EDGE_XPATHS]
         if any(len(e) != len(holder) for e in ends):    # not every child an edge with 4 ends: read each in full
-            edges = [_edge(el, self.doc.problems) if belongs(el, holder, self.doc.problems) else None
+            edges = [read_edge(el, self.doc.problems) if belongs(el, holder, self.doc.problems) else None
                      for el in holder[:n]]
             edges = [e and (e.from_layer, e.from_port, e.to_layer, e.to_port) for e in edges]
         else:
@@ -896,7 +896,7 @@ class _Net:
                 i = b[5].get(tp)
                 if i is not None:                       # graph.edge, its common case written out (a third faster)
                     line = el.sourceline
-                    if i < 8 and ra < rb and not ports[rb] >> i & 1 and line is not None and line < _BIG_LINE:
+                    if i < 8 and ra < rb and not ports[rb] >> i & 1 and line is not None and line < BIG_LINE:
                         ports[rb] |= 1 << i
                         rows.extend((ra, rb, line))
                     else:
@@ -1173,7 +1173,7 @@ def _pass(source, opened, bin, wait, explained, reshaped=None):  # noqa: A002
     net.bin = consts.bin_path(bin, doc.file)
     for holder, n in doc.batches():
         if holder is None:
-            net.layer(_layer(n, doc.problems))
+            net.layer(read_layer(n, doc.problems))
             for body in n.iterchildren(*BODIES):
                 net.body(n, body)
         elif holder.tag == "layers":
@@ -1181,6 +1181,10 @@ def _pass(source, opened, bin, wait, explained, reshaped=None):  # noqa: A002
         else:
             net.edges(holder, n)
     net.finish()
+    for layer, why in reshaped.refused if reshaped is not None else ():
+        report.findings.append(Finding("bad-shape", "error", f"{layer.type} on the dims --shape gives: {why}; OpenVINO's"
+                                       " reshape refuses the model there", layer.line, file=doc.file,
+                                       layer_id=layer.id, layer_name=layer.name, layer_type=layer.type))
     for line, message in doc.problems:
         report.findings.append(Finding("bad-structure", "error", message, line, file=doc.file))
     report.findings.sort(key=lambda f: (f.line or 0))

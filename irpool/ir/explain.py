@@ -10,6 +10,7 @@ from Parameters, and reaches into If/Loop/TensorIterator bodies.
 from __future__ import annotations
 
 from .. import drawing
+from ..core.shape import out_length
 from ..errors import IRError
 from ..select import choose
 from . import negpads
@@ -100,8 +101,7 @@ def _drawing(p, rounding: str) -> list:
         return []
     extra = None
     if rounding == "ceil_torch":
-        num = p.length + p.pad_begin + p.pad_end - p.dilated_kernel
-        if -(-num // p.stride) + 1 != p.out:
+        if out_length(p.length, p.dilated_kernel, p.stride, p.pad_begin, p.pad_end, "ceil") != p.out:
             extra = (f"starts at {p.out * p.stride - p.pad_begin}, in the end padding: rounding_type ceil_torch"
                      " drops it, ceil would keep it")
     return drawing.axis(p.name, p.length, p.kernel, p.stride, p.dilation, p.pad_begin, p.pad_end, p.out, extra)

@@ -12,7 +12,7 @@ from ..core import axis_names
 from ..errors import IRError
 from ..opdefs import load
 from .dims import DYNAMIC, text
-from .layers import _parse_attr, op_name
+from .layers import parse_attr, op_name
 from .parse import Layer
 
 FAMILY_TYPES = ("AdaptiveAvgPool", "AdaptiveMaxPool", "ReduceMean", "ReduceMax")
@@ -79,7 +79,7 @@ def interpret_family(layer: Layer, file, rank: int | None, values, const_where: 
     attrs, lenient = {}, []
     for name, definition in d["attributes"].items():
         try:
-            attrs[name] = _parse_attr(name, layer.data[name], definition, None, lenient) if name in layer.data \
+            attrs[name] = parse_attr(name, layer.data[name], definition, None, lenient) if name in layer.data \
                 else definition["default"]
         except IRError as e:
             raise IRError(f"{op}: {e.reason}", code="bad-attribute", **where) from None

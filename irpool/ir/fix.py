@@ -19,7 +19,7 @@ from ..core import axis_names
 from ..errors import IRError
 from .check import check
 from .dims import lenient_dim
-from .parse import _PARSER_OPTIONS, MAX_BYTES, line_of
+from .parse import PARSER_OPTIONS, MAX_BYTES, line_of
 
 _TOKENS = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|<dim(?=[\s/>])[^>]*>", re.S)
 _CLOSE = re.compile(rb"</dim\s*>")
@@ -60,7 +60,7 @@ class _Edits:
 
     def __init__(self, data: bytes, file):
         self.data, self.file, self.changes, self.fixed = data, file, {}, []
-        tree = etree.fromstring(data, etree.XMLParser(**_PARSER_OPTIONS))
+        tree = etree.fromstring(data, etree.XMLParser(**PARSER_OPTIONS))
         if tree.getroottree().docinfo.encoding.lower().replace("-", "") not in ("utf8", "ascii", "usascii",
                                                                                  "iso88591", "latin1"):
             raise IRError(f"--fix rewrites UTF-8 (or ASCII) files only; this one is"

@@ -76,7 +76,7 @@ def _int(name: str, text: str, item: str, lenient: list) -> int:
     return int(m.group(1))
 
 
-def _parse_attr(name: str, text: str, definition: dict, spatial: int | None, lenient: list | None = None):
+def parse_attr(name: str, text: str, definition: dict, spatial: int | None, lenient: list | None = None):
     """One <data> attribute, read as OpenVINO's IR reader reads it (checked against read_model in the tests).
     A value OpenVINO reads although it is not written as its type is said in words in `lenient`."""
     lenient = [] if lenient is None else lenient
@@ -144,7 +144,7 @@ def interpret(layer: Layer, file: str | None, rank: int | None = -1, ir_version:
         d = defs[name]
         try:
             if name in layer.data:
-                attrs[name] = _parse_attr(name, layer.data[name], d, spatial, lenient)
+                attrs[name] = parse_attr(name, layer.data[name], d, spatial, lenient)
             elif d.get("required"):
                 raise IRError(f"required attribute {name} is missing")
             elif "default" in d:

@@ -19,10 +19,10 @@ from importlib import resources
 from lxml import etree
 
 from ..errors import IRError
+from ..limits import MAX_BYTES
 from .dims import DYNAMIC, port_dim, text
 from .elements import spellings
 
-MAX_BYTES = 1 << 30       # default guard: a larger file is refused before it is read
 _PROLOG_PEEK = 1 << 20
 _ROOT_TAG = re.compile(rb"<([A-Za-z_][-.\w:]*)")
 
@@ -84,7 +84,7 @@ class Net:
             self._by_id.setdefault(lay.id, lay)
 
 
-_BIG_LINE = 65535          # libxml2 keeps an element's own line in 16 bits
+BIG_LINE = 65535          # libxml2 keeps an element's own line in 16 bits
 
 
 def line_of(el) -> int | None:
@@ -94,7 +94,7 @@ def line_of(el) -> int | None:
     its tail), or from the child or sibling element that follows at once, and a text reports the line it
     ends on: that text's newlines are taken off again."""
     line = el.sourceline
-    if line is None or line < _BIG_LINE:
+    if line is None or line < BIG_LINE:
         return line
     for _ in range(5):                                # libxml2 follows at most this many steps
         if el.text is not None or len(el):
@@ -134,7 +134,7 @@ def _validate(el, problems) -> None:
             problems.append((key[0], f"structure: {err.message}"))
 
 
-_PARSER_OPTIONS = dict(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
+PARSER_OPTIONS = dict(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
                        huge_tree=False, remove_comments=True, remove_pis=True, collect_ids=False)
 IR_VERSIONS = ("10", "11")
 _VERSION = re.compile(r"\s*\+?(\d+)\s*")      # read as an unsigned number: "010", "+11", " 11"; not "11.0" or "-1"
@@ -286,7 +286,7 @@ class Document:
         self.problems = []
         # Past line 65535 libxml2 finds an element's line from the blank text beside it (see line_of), so
         # a longer document keeps its blank text; a shorter one drops it, which parses twice as fast.
-        self.keep_blank = _lines_over(self._stream, _BIG_LINE)
+        self.keep_blank = _lines_over(self._stream, BIG_LINE)
 
     def _close(self) -> None:
         if not self._keep:
@@ -311,7 +311,7 @@ class Document:
         """Yield (holder, n): the first n children of a top-level <layers> or <edges> are complete.
         A bare <layer> comes as (None, the layer)."""
         parser = etree.XMLPullParser(events=("start",), tag=("net", "layers", "edges"),
-                                     remove_blank_text=not self.keep_blank, **_PARSER_OPTIONS)
+                                     remove_blank_text=not self.keep_blank, **PARSER_OPTIONS)
         holders, root, top = [], None, None
         try:
             while True:
@@ -363,15 +363,15 @@ class Document:
         """Yield each top-level Layer and Edge in document order."""
         for holder, n in self.batches():
             if holder is None:
-                yield _layer(n, self.problems)
+                yield read_layer(n, self.problems)
                 continue
             for el in holder[:n]:
                 if not belongs(el, holder, self.problems):
                     continue
                 if el.tag == "layer":
-                    yield _layer(el, self.problems)
+                    yield read_layer(el, self.problems)
                 else:
-                    edge = _edge(el, self.problems)
+                    edge = read_edge(el, self.problems)
                     if edge is not None:
                         yield edge
 
@@ -389,7 +389,7 @@ def belongs(el, holder, problems) -> bool:
     return False
 
 
-def _edge(el, problems) -> Edge | None:
+def read_edge(el, problems) -> Edge | None:
     vals = [el.get(k) for k in EDGE_ENDS]
     if None in vals:
         missing = [k for k, v in zip(EDGE_ENDS, vals) if v is None]
@@ -408,7 +408,7 @@ def op_type(el) -> str | None:
     return _POOL_NAMES.get(t.lower(), t) if t is not None else None
 
 
-def _layer(el, problems) -> Layer:
+def read_layer(el, problems) -> Layer:
     """A <layer> in full (but for the nets of a body: check reads those, as nets of their own)."""
     data, data_line, sections, odd = {}, line_of(el), {}, el.get("id") is None or el.get("type") is None
     notes = []

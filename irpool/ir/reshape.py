@@ -7,7 +7,7 @@ dims its file declares where its inputs are what it declares; otherwise what fol
 the pools behind it are counted unchecked with why (`Reshaped.why`), never guessed."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -31,6 +31,7 @@ class Unknown(Exception):
 class Tensor:
     shape: tuple                       # ints
     value: object = None               # its values (an ndarray of this shape), for small tensors where known
+    lost: str | None = None            # where a small tensor's value was not carried: the layer that dropped it
 
 
 @dataclass
@@ -39,6 +40,7 @@ class Reshaped:
     ports: dict = field(default_factory=dict)         # layer id -> {port id: dims}
     gaps: dict = field(default_factory=dict)          # layer id -> why its outputs are not known
     given: dict = field(default_factory=dict)         # Parameter layer id -> its given dims
+    refused: list = field(default_factory=list)       # (Layer, why) of the layers OpenVINO's reshape refuses
 
     def edit(self, el) -> None:
         """Write the known dims into a top-level <layer> element in place of its dynamic ones (a dim written as
@@ -151,9 +153,7 @@ def _flag(layer: Layer, name: str) -> bool:
 
 
 def _ints(t: Tensor | None, what: str) -> list:
-    if t is None or t.value is None:
-        raise Unknown(f"its {what} is computed, and irpool does not know its value")
-    return [int(v) for v in np.asarray(t.value).reshape(-1)]
+    return [int(v) for v in _value(t, what)]
 
 
 def _axis(a: int, rank: int, what: str = "axis") -> int:
@@ -173,11 +173,11 @@ def _broadcast(layer: Layer, shapes: list) -> tuple:
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
-        raise Unknown(f"its inputs {[list(s) for s in shapes]} do not broadcast") from None
+        raise Refused(f"its inputs {[list(s) for s in shapes]} do not broadcast") from None
 
 
 _VALUES = {"Add": np.add, "Subtract": np.subtract, "Multiply": np.multiply, "Maximum": np.maximum,
-           "Minimum": np.minimum, "FloorMod": np.mod, "Equal": np.equal, "NotEqual": np.not_equal,
+           "Minimum": np.minimum, "FloorMod": np.mod, "Mod": np.fmod, "Equal": np.equal, "NotEqual": np.not_equal,
            "Less": np.less, "LessEqual": np.less_equal, "Greater": np.greater, "GreaterEqual": np.greater_equal}
 
 
@@ -193,8 +193,13 @@ def _divide(layer: Layer, a, b):
 
 # ---- the rules: (layer, input Tensors) -> output Tensors, one per output port ----
 
+_UNARY_VALUES = {"Floor": np.floor, "Ceiling": np.ceil, "Abs": np.abs, "Negative": np.negative, "Sqrt": np.sqrt}
+
+
 def same(layer, ins):
-    return [Tensor(ins[0].shape)] * max(len(layer.outputs), 1)
+    f, value = _UNARY_VALUES.get(layer.type), ins[0].value
+    value = f(value) if f is not None and value is not None and len(ins) == 1 else None
+    return [Tensor(ins[0].shape, value)] * max(len(layer.outputs), 1)
 
 
 def broadcast(layer, ins):
@@ -231,7 +236,7 @@ def concat(layer, ins):
         raise Unknown(f"axis={layer.data.get('axis')!r}") from None
     if any(len(t.shape) != rank or t.shape[:axis] + t.shape[axis + 1:] != ins[0].shape[:axis] + ins[0].shape[axis + 1:]
            for t in ins):
-        raise Unknown(f"its inputs {[list(t.shape) for t in ins]} do not join on axis {axis}")
+        raise Refused(f"its inputs {[list(t.shape) for t in ins]} do not join on axis {axis}")
     shape = ins[0].shape[:axis] + (sum(t.shape[axis] for t in ins),) + ins[0].shape[axis + 1:]
     value = np.concatenate([t.value for t in ins], axis) if all(t.value is not None for t in ins) else None
     return [Tensor(shape, value)]
@@ -288,7 +293,7 @@ def reshape(layer, ins):
             raise Unknown(f"its target shape {target} does not divide {list(shape)}")
         out[out.index(-1)] = total // rest
     if int(np.prod(out, dtype=np.int64)) != total:
-        raise Unknown(f"its target shape {target} does not hold {list(shape)}")
+        raise Refused(f"its target shape {target} does not hold {list(shape)}")
     value = ins[0].value.reshape(out) if ins[0].value is not None else None
     return [Tensor(tuple(out), value)]
 
@@ -335,7 +340,7 @@ def convolution(layer, ins):
     pb, pe = _csv(layer, "pads_begin", n, 0), _csv(layer, "pads_end", n, 0)
     out = [_window_out(layer, x[2 + i], k[i], s[i], d[i], pb[i], pe[i]) for i in range(n)]
     if any(o < 1 for o in out):
-        raise Unknown(f"its output would be {out} (a window larger than the padded input)")
+        raise Refused(f"its kernel does not fit the padded input: the output would be {out}")
     return [Tensor((x[0], w[0] * w[1] if grouped else w[0], *out))]
 
 
@@ -365,7 +370,7 @@ def matmul(layer, ins):
     one_a, one_b = len(a) == 1, len(b) == 1
     a, b = ([1] + a if one_a else a), (b + [1] if one_b else b)
     if a[-1] != b[-2]:
-        raise Unknown(f"it multiplies {ins[0].shape} by {ins[1].shape}")
+        raise Refused(f"it multiplies {list(ins[0].shape)} by {list(ins[1].shape)}")
     try:
         batch = list(np.broadcast_shapes(tuple(a[:-2]), tuple(b[:-2])))
     except ValueError:
@@ -434,7 +439,9 @@ def interpolate(layer, ins):
 
 def _value(t, what):
     if t is None or t.value is None:
-        raise Unknown(f"its {what} are computed, and irpool does not know their value")
+        where = f"through {t.lost}, whose values irpool does not carry" if t is not None and t.lost else \
+            "from the data, not from shapes"
+        raise Unknown(f"its {what} input is computed {where}")
     return np.asarray(t.value).reshape(-1)
 
 
@@ -452,7 +459,7 @@ def split(layer, ins):
     if layer.type == "Split":
         n = int(layer.data.get("num_splits", "0") or 0)
         if n < 1 or shape[axis] % n:
-            raise Unknown(f"num_splits={n} of a dim of {shape[axis]}")
+            raise Refused(f"num_splits={n} does not divide a dim of {shape[axis]}")
         lengths = [shape[axis] // n] * n
     else:
         lengths = _ints(ins[2], "split_lengths")
@@ -460,7 +467,8 @@ def split(layer, ins):
             lengths[lengths.index(-1)] = shape[axis] - sum(v for v in lengths if v != -1)
         if sum(lengths) != shape[axis] or any(v < 0 for v in lengths):
             raise Unknown(f"split_lengths {lengths} of a dim of {shape[axis]}")
-    return [Tensor(shape[:axis] + (v,) + shape[axis + 1:]) for v in lengths]
+    values = np.split(ins[0].value, np.cumsum(lengths)[:-1], axis) if ins[0].value is not None else [None] * len(lengths)
+    return [Tensor(shape[:axis] + (v,) + shape[axis + 1:], part) for v, part in zip(lengths, values)]
 
 
 def _sliced(shape, value, index):
@@ -577,8 +585,10 @@ class _Inference:
         except _Upstream as e:
             self.result.gaps[layer.id] = str(e)
             outs = self.declared(layer, ins)
-        except Refused:
+        except Refused as e:
             self.result.gaps[layer.id] = f"it follows {_who(layer)}, which OpenVINO refuses on these shapes"
+            if self.rules.get(layer.type) != "pool":        # (a pool's refusal is check's own finding)
+                self.result.refused.append((layer, str(e)))
             outs = None
         except Unknown as e:
             self.result.gaps[layer.id] = f"irpool does not infer the output of {_who(layer)}: {e}"
@@ -590,7 +600,7 @@ class _Inference:
         if outs is None:
             return
         for p, t in zip(layer.outputs, outs):
-            self.out[(layer.id, p.id)] = t
+            self.out[(layer.id, p.id)] = _lost(layer, ins, t)
             ports[p.id] = t.shape
         if outs:
             self.result.gaps.pop(layer.id, None)
@@ -638,6 +648,17 @@ class _Inference:
             raise Unknown(f"shape={layer.data.get('shape')!r}") from None
         value = consts.small_value(Const(layer.id, layer.name, layer.data_line, layer.data), self.bin_path, self.file)
         return [Tensor(shape, value)]
+
+
+def _lost(layer: Layer, ins: list, t: Tensor) -> Tensor:
+    """`t`, saying where its value was lost when it is small and unknown: at this layer, where every input
+    had its value, else where the first input without one lost it (None: it comes from the data)."""
+    if t.value is not None or t.lost or len(t.shape) > 1 or int(np.prod(t.shape)) > MOST_VALUES or \
+            layer.type in ("Parameter", "Const"):
+        return t
+    if all(i is not None and i.value is not None for i in ins):
+        return replace(t, lost=f"{_who(layer)} ({layer.type} layers' values are not carried)")
+    return replace(t, lost=next((i.lost for i in ins if i is not None and i.value is None), None))
 
 
 class Refused(Unknown):

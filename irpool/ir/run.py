@@ -19,7 +19,7 @@ from .elements import element_type, of_dtype
 from .family import FAMILY_TYPES, interpret_family, is_family, shape_input_name
 from . import negpads
 from .layers import POOL_TYPES, check_dims, interpret, is_pooling, op_name, type_refusal
-from .parse import MAX_BYTES, REQUIRED, Document, Layer, _edge, _layer, belongs, content_key, line_of, op_type
+from .parse import MAX_BYTES, REQUIRED, Document, Layer, read_edge, read_layer, belongs, content_key, line_of, op_type
 from .table import LayerTable
 
 RUNNABLE = ("Parameter", "Result", "MaxPool", "AvgPool")
@@ -275,7 +275,7 @@ class Program:
         self._keys, self._result_names, self._other_ports, pending, error = {}, {}, set(), [], None
         for holder, n in doc.batches():
             if holder is None:
-                self.snippet = _layer(n, doc.problems)
+                self.snippet = read_layer(n, doc.problems)
                 continue
             for el in holder[:n]:
                 if not belongs(el, holder, doc.problems):
@@ -283,7 +283,7 @@ class Program:
                 if holder.tag == "layers":
                     error = error or self._add(el, doc.problems)
                     continue
-                edge = _edge(el, doc.problems)
+                edge = read_edge(el, doc.problems)
                 if edge is not None:
                     error = error or self._edge(edge, pending)
         for edge in pending:
@@ -323,13 +323,13 @@ class Program:
         by_id, by_name, pooling, found_consts, shape_ops, shape_edges = [], [], [], {}, {}, {}
         for holder, n in doc.batches():
             if holder is None:
-                by_id.append(_layer(n, doc.problems))
+                by_id.append(read_layer(n, doc.problems))
                 continue
             if holder.tag == "edges":
                 wanted = {layer.id for layer in by_id + by_name} | shape_ops.keys()
                 for el in holder[:n]:
                     if el.get("to-layer") in wanted and belongs(el, holder, doc.problems):
-                        edge = _edge(el, doc.problems)
+                        edge = read_edge(el, doc.problems)
                         if edge is not None:
                             shape_edges[(edge.to_layer, edge.to_port)] = (edge.from_layer, edge.from_port)
                 continue
@@ -341,13 +341,13 @@ class Program:
                 if el.get("type") == "Const" and Const.may_be_shape(el):     # (weights: never a shape input)
                     found_consts[el.get("id")] = Const.of(el)
                 elif el.get("type") in fold.SHAPE_OPS and len(shape_ops) < fold.MOST_KEPT:
-                    shape_ops[el.get("id")] = _layer(el, [])      # (kept to fold a shape input: fold.py)
+                    shape_ops[el.get("id")] = read_layer(el, [])      # (kept to fold a shape input: fold.py)
                 if (op_type(el) in POOL_TYPES or el.get("type") in FAMILY_TYPES) and len(pooling) < 5:
                     pooling.append(f"id={el.get('id')} name={el.get('name')!r}")
                 if el.get("id") == key:
-                    by_id.append(_layer(el, doc.problems))
+                    by_id.append(read_layer(el, doc.problems))
                 elif el.get("name") == key:
-                    by_name.append(_layer(el, doc.problems))
+                    by_name.append(read_layer(el, doc.problems))
         if doc.problems:
             line, message = doc.problems[0]
             raise IRError(message, file=doc.file, line=line, code="bad-structure")
@@ -390,13 +390,13 @@ class Program:
                            " (Python: irpool.run(source, x, layer=...))", code="unsupported", **where)
         if ltype == "Parameter":
             value = -1 - len(self.params)
-            self.params.append(_layer(el, problems))
+            self.params.append(read_layer(el, problems))
         else:
             key = content_key(el)
             value = self._keys.get(key)
             if value is None:
                 value = self._keys[key] = len(self.groups)
-                self.groups.append(_layer(el, problems))
+                self.groups.append(read_layer(el, problems))
             if not self.groups[value].inputs:
                 return IRError(f"{ltype} layer has no input port", code="bad-structure", **where)
             if ltype == "Result":

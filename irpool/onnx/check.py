@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from ..codes import severity
 from ..core import axis_names, plan
 from ..errors import IRError
+from ..limits import MAX_BYTES
 from ..opdefs import load
 from ..report import Finding, Report
 from .folding import fold
 from .graphs import refusals
-from .model import PoolNode, Source, Value, parse, pool_nodes
-from .translate import NHWC, fit, node_attrs, op_version, pads_refusal, to_spec
+from .model import PoolNode, Value, pool_nodes, read
+from .attributes import NHWC, node_attrs, op_version, pads_refusal, to_spec
+from .ort_geometry import fit
 
 _NUMPY_NAMES = {"FLOAT": "float32", "DOUBLE": "float64", "FLOAT16": "float16", "BFLOAT16": "bfloat16"}
 
@@ -48,16 +50,12 @@ class Judged:
     error: str | None = None
 
 
-def check(source, *, max_bytes: int = 1 << 30, shapes: dict | None = None, file: str | None = None,
+def check(source, *, max_bytes: int = MAX_BYTES, shapes: dict | None = None, file: str | None = None,
           explain=None) -> Report:
     """The Report of an .onnx model (a path, bytes, or a binary file object). `shapes`: {graph input name:
     dims}, the input sizes to judge symbolic dims with (--shape)."""
-    src = Source(source, max_bytes)
-    try:
-        model = parse(src)
-    finally:
-        src.close()
-    name = file or src.file
+    model, name = read(source, max_bytes)
+    name = file or name
     report = Report(name)
     for f in refusals(model):
         f.file = name
@@ -262,7 +260,7 @@ def findings(j: Judged) -> list:
     if inferred != j.out:
         out.append(_finding(n, "bad-graph", f"its output {n.node.output[0]!r} is its If branch's output, which"
                          " onnxruntime allocates with the dims ONNX's inference gives ("
-                         f"{_text(inferred)}), and its kernel computes {_text(j.out)}: onnxruntime"
+                         f"{shape_text(inferred)}), and its kernel computes {shape_text(j.out)}: onnxruntime"
                          " fails running the If whenever this branch runs (\"The output OrtValue provided ... has"
                          " shape\")"))
     out += [f for k, (name, declared) in enumerate(n.outputs) if k < 2 and name
@@ -281,7 +279,7 @@ def _declared(j: Judged, k: int, name: str, declared: Value | None) -> list:
     what = f"output {name!r} ({'Indices' if k else 'Y'})"
     if len(declared.shape) != len(want):
         return [_finding(j.node, "shape-mismatch", f"{what} declares rank {len(declared.shape)}; {j.op} gives rank"
-                         f" {len(want)} ({_text(want)})")]
+                         f" {len(want)} ({shape_text(want)})")]
     wrong = [(i, w) for i, (d, w) in enumerate(zip(declared.shape, want))
              if isinstance(d, int) and isinstance(w, int) and d != w]
     if not wrong:
@@ -292,7 +290,7 @@ def _declared(j: Judged, k: int, name: str, declared: Value | None) -> list:
         p = _plan_of(j, i)
         how = p.arithmetic if p is not None else f"{names.get(i, f'axis {i}')}: {w}"
         parts.append(f"{how}, declared {declared.shape[i]}")
-    origin = "" if j.node.x.origin == "declared" else f" (input {_text(j.x_shape)}, {j.node.x.origin})"
+    origin = "" if j.node.x.origin == "declared" else f" (input {shape_text(j.x_shape)}, {j.node.x.origin})"
     fix = None
     if declared.where is not None and declared.where[0] is not None:
         fix = dict(graph=[list(t) for t in declared.where[0]], name=name, dims=[[i, w] for i, w in wrong])
@@ -314,7 +312,7 @@ def _plan_of(j: Judged, axis: int):
     return None
 
 
-def _text(shape) -> str:
+def shape_text(shape) -> str:
     return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
 
 

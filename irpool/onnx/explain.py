@@ -6,28 +6,25 @@ from __future__ import annotations
 from .. import drawing
 from ..core import axis_names
 from ..errors import IRError
+from ..limits import MAX_BYTES
 from ..select import choose
-from .check import _text, judge_all
-from .model import Source, describe, parse
+from .check import judge_all, shape_text
+from .model import describe, read
 from .runtimes import shapes
-from .translate import node_attrs
+from .attributes import node_attrs
 
 
-def entries(source, layer: str | None = None, *, max_bytes: int = 1 << 30, shapes_given=None) -> list:
-    src = Source(source, max_bytes)
-    try:
-        model = parse(src)
-    finally:
-        src.close()
+def entries(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, shapes_given=None) -> list:
+    model, file = read(source, max_bytes)
     judged = judge_all(model, shapes_given)
     if layer is None:
         return [_entry(j) for j in judged]
     found = choose(layer, [j for j in judged if j.node.where is None and j.node.graph == () and
                            layer == str(j.node.index)],
                    [j for j in judged if layer in (j.node.node.name, *j.node.node.output)], lambda j: describe(j.node),
-                   src.file)
+                   file)
     if not found:
-        raise IRError(f"no pooling node has index, name or output name {layer!r}", file=src.file,
+        raise IRError(f"no pooling node has index, name or output name {layer!r}", file=file,
                       code="no-such-layer")
     return [_entry(j) for j in found]
 
@@ -36,7 +33,7 @@ def entries(source, layer: str | None = None, *, max_bytes: int = 1 << 30, shape
 def _entry(j) -> dict:
     n = j.node
     e = dict(layer_id=str(n.index), layer_name=n.name, layer_type=n.node.op_type, op=j.op, path=n.where,
-             input=None if j.x_shape is None else _text(j.x_shape), input_from=n.x.origin if n.x else None,
+             input=None if j.x_shape is None else shape_text(j.x_shape), input_from=n.x.origin if n.x else None,
              attributes=node_attrs(n.node), error=j.error[1] if j.error else None, axes=[], outputs=[])
     if j.error or j.out is None:
         return e
@@ -60,9 +57,9 @@ def _entry(j) -> dict:
             e["axes"].append(ax)
     for k, (name, declared) in enumerate(n.outputs[:2]):
         if name:
-            e["outputs"].append(dict(name=name, computed=_text(j.out),
+            e["outputs"].append(dict(name=name, computed=shape_text(j.out),
                                      declared=None if declared is None or declared.shape is None
-                                     else _text(declared.shape)))
+                                     else shape_text(declared.shape)))
     return e
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from ..report import Report
 from .check import check
-from .model import Source, _dims, parse
+from .model import Source, dims_of, parse
 from .runtimes import ceil_only
 from .runtimes import shapes as runtime_shapes
-from .translate import node_attrs
+from .attributes import node_attrs
 from .wire import rewrite
 
 
@@ -154,10 +154,10 @@ def _inference_follows(data: bytes) -> dict:
     for vi in list(bare.graph.output) + list(bare.graph.value_info):     # (inference keeps what is declared)
         vi.type.tensor_type.ClearField("shape")
     inferred = onnx.shape_inference.infer_shapes(bare, data_prop=True).graph
-    said = {vi.name: _dims(vi.type) for vi in list(inferred.value_info) + list(inferred.output)}
+    said = {vi.name: dims_of(vi.type) for vi in list(inferred.value_info) + list(inferred.output)}
     out = {}
     for vi in list(model.graph.value_info) + list(model.graph.output):
-        mine, theirs = _dims(vi.type), said.get(vi.name)
+        mine, theirs = dims_of(vi.type), said.get(vi.name)
         if mine is None or theirs is None or len(mine) != len(theirs):
             continue
         dims = [(i, t) for i, (m, t) in enumerate(zip(mine, theirs)) if isinstance(t, int) and m != t]
@@ -174,7 +174,7 @@ def text_lines(data: bytes) -> list:
 
     def walk(g, where):
         for vi in list(g.input) + list(g.value_info) + list(g.output):
-            dims = _dims(vi.type)
+            dims = dims_of(vi.type)
             shape = "?" if dims is None else ",".join("?" if d is None else str(d) for d in dims)
             lines.append(f"{where}{vi.name}: [{shape}]\n")
         for node in g.node:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from ..errors import IRError
 from . import wire
-from .translate import NHWC, OPS
+from .attributes import NHWC, OPS
 
 EXTRA = "reading .onnx files needs the optional extra onnx: pip install 'irpool[onnx]'"
 _DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -77,6 +77,15 @@ class Source:
             pass
 
 
+def read(source, max_bytes: int):
+    """(the ModelProto, the file's name) of a path, bytes or a binary stream, the file closed again."""
+    src = Source(source, max_bytes)
+    try:
+        return parse(src), src.file
+    finally:
+        src.close()
+
+
 def parse(src: Source):
     """The ModelProto of the model's graph (large tensors' values left out); IRError for bytes that are no
     ONNX model."""
@@ -124,7 +133,7 @@ class PoolNode:
         return self.node.name or (self.node.output[0] if self.node.output else f"#{self.index}")
 
 
-def _dims(type_proto) -> tuple | None:
+def dims_of(type_proto) -> tuple | None:
     t = type_proto.tensor_type if type_proto.HasField("tensor_type") else None
     if t is None or not t.HasField("shape"):
         return None
@@ -133,7 +142,7 @@ def _dims(type_proto) -> tuple | None:
 
 def _value(vi, path) -> Value:
     t = vi.type.tensor_type if vi.type.HasField("tensor_type") else None
-    return Value(_dims(vi.type), t.elem_type if t is not None else 0, "declared", (path, vi.name))
+    return Value(dims_of(vi.type), t.elem_type if t is not None else 0, "declared", (path, vi.name))
 
 
 def _opsets(imports) -> dict:

@@ -6,8 +6,8 @@ import numpy as np
 
 from ..errors import IRError
 from ..select import choose
-from .model import Source, describe, parse, pool_nodes
-from .translate import Node
+from .model import describe, pool_nodes, read
+from .node import Node
 
 
 def find(model, layer: str | None, file: str | None):
@@ -87,9 +87,5 @@ def _declared_text(shape) -> str:
 
 
 def load(source, *, layer: str | None, max_bytes: int) -> NodeProgram:
-    src = Source(source, max_bytes)
-    try:
-        model = parse(src)
-    finally:
-        src.close()
-    return NodeProgram(find(model, layer, src.file), src.file)
+    model, file = read(source, max_bytes)
+    return NodeProgram(find(model, layer, file), file)

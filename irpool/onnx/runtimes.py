@@ -1,5 +1,5 @@
 """Where the runtimes part ways on one pooling node (schemas/onnx.json "runtimes"): onnxruntime's kernel
-(irpool's own semantics, translate.ort_axis), onnxruntime's graph resolution and ONNX's shape inference (one
+(irpool's own semantics, ort_geometry.ort_axis), onnxruntime's graph resolution and ONNX's shape inference (one
 rule: onnx/defs/nn/defs.cc convPoolShapeInference, per op version), and OpenVINO's ONNX frontend (the IR
 core's arithmetic on the attributes, MaxPool's ceil_mode read as rounding ceil). Each difference is a
 sentence with every runtime's number and what follows from it."""
@@ -11,7 +11,8 @@ from dataclasses import replace
 from ..core import axis_names, plan
 from ..errors import IRError
 from ..opdefs import load
-from .translate import NHWC, _trunc_div, node_attrs, ort_max_start
+from .attributes import NHWC, node_attrs
+from .ort_geometry import ort_max_start, trunc_div
 
 RUNTIMES = ("onnxruntime", "onnxruntime-graph", "onnx", "openvino")
 
@@ -38,7 +39,7 @@ def onnx_axis(length: int, k: int, s: int, d: int, pads, i: int, auto: str, ceil
     num = length + pb + pe - dk
     if ceil and not drop:                   # (before the opset-22 schemas: a real ceil, negative too)
         return -(-num // s) + 1
-    out = _trunc_div(num + (s - 1 if ceil else 0), s) + 1
+    out = trunc_div(num + (s - 1 if ceil else 0), s) + 1
     if ceil and (out - 1) * s >= length + pb:
         out -= 1
     return out

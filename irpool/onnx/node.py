@@ -1,0 +1,116 @@
+"""The op-level ONNX API: one pooling node run on numpy arrays as onnxruntime runs it, its attributes read
+once (`compile`) or per call (`run`). irpool.onnx.run and irpool.onnx.compile are these."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ..core import PoolSpec, pool
+from ..dtypes import narrow, widen
+from ..errors import IRError
+from ..opdefs import load
+from .attributes import NHWC, node_attrs, op_version, pads_refusal, to_spec
+from .ort_geometry import fit, ort_max_start
+
+
+class Node:
+    """One ONNX pooling node with its attributes read once (irpool.onnx.compile): run it on many inputs.
+    Refusals that need no input are raised when it is made; the others at run, as irpool.onnx.run raises them."""
+
+    def __init__(self, op_type, attrs=None, *, opset: int, domain: str = "", outputs: int = 1,
+                 as_onnxruntime: bool = False):
+        if hasattr(op_type, "attribute") and hasattr(op_type, "op_type"):
+            node = op_type
+            if attrs is not None:
+                raise IRError(f"{node.op_type}: give the attributes in the NodeProto or in attrs, not both")
+            attrs, domain, op_type = node_attrs(node), node.domain or domain, node.op_type
+            outputs = len([o for o in node.output if o]) if outputs == 1 else outputs
+            self.listed = len(node.output)          # (onnxruntime counts an empty name too)
+        else:
+            self.listed = outputs
+        self.op_type, self.attrs, self.opset, self.domain = op_type, {} if attrs is None else attrs, opset, domain
+        self.as_onnxruntime = as_onnxruntime
+        self.op = op_version(op_type, opset, domain)
+        d = load("onnx")["ops"][self.op]
+        if outputs not in range(1, d["outputs"] + 1):
+            raise IRError(f"{self.op} has {d['outputs']} output(s), {outputs} asked for")
+        self.outputs = outputs
+        self.types = d.get("onnxruntime_types", d["types"]) if as_onnxruntime else d["types"]   # (a model's: as ORT)
+        self.specs = {}          # input rank (or, for a global pool, shape) -> PoolSpec
+        if not op_type.startswith("Global"):
+            spec = to_spec(op_type, self.attrs, opset=opset, domain=domain)
+            self.specs[spec.ndim + 2] = spec
+
+    def spec(self, shape) -> PoolSpec:
+        key = tuple(shape) if self.op_type.startswith("Global") else len(shape)
+        spec = self.specs.get(key)
+        if spec is None:             # a global pool's new shape, or a rank that the kernel refuses (raises)
+            spec = self.specs[key] = to_spec(self.op_type, self.attrs, opset=self.opset, domain=self.domain,
+                                             shape=shape)
+        return spec
+
+    def run(self, x, threads: int | None = None) -> list:
+        """[Y] or [Y, Indices] for input `x`."""
+        if x is None:
+            raise IRError(f"{self.op}: no input X given")
+        x = np.asarray(x)
+        if x.dtype.name not in self.types:
+            raise IRError(f"{self.op} does not take X of element type {x.dtype} (it takes {', '.join(self.types)})")
+        try:
+            spec = self.spec(x.shape)
+            if self.as_onnxruntime:                     # a model file's node: onnxruntime's geometry, defects too
+                refusal = pads_refusal(spec)
+                if refusal:
+                    raise IRError(refusal)
+                cuts = []
+                spec, outs = fit(spec, x.shape, op=self.op, cuts=cuts)
+                if spec.reduction == "max" and self.domain != NHWC:
+                    spec = replace(spec, max_start=ort_max_start(spec, x.dtype.name, self.listed))
+                if 0 in outs:                           # onnxruntime gives an empty output
+                    return self._empty(x, spec, outs)
+                if any(cuts):                           # cells no window of onnxruntime's reads
+                    index = [slice(None)] * x.ndim
+                    for a, cut in zip(spec.spatial_axes(x.ndim), cuts):
+                        index[a] = slice(0, x.shape[a] - cut)
+                    x = x[tuple(index)]
+            if self.outputs == 2:
+                y, indices = pool(widen(x), spec, indices=True, threads=threads)
+                return [narrow(y, x.dtype), indices]
+            return [narrow(pool(widen(x), spec, threads=threads), x.dtype)]
+        except IRError as e:
+            raise IRError(f"{self.op}: {e.reason}") from None
+
+
+    def _empty(self, x, spec, outs) -> list:
+        shape = list(x.shape)
+        for a, o in zip(spec.spatial_axes(len(shape)), outs):
+            shape[a] = o
+        y = np.empty(shape, x.dtype)
+        if self.outputs == 2:
+            ishape = shape if spec.layout == "channels_first" else [shape[0], shape[-1]] + shape[1:-1]
+            return [y, np.empty(ishape, np.int64)]
+        return [y]
+
+
+def compile(op_type, attrs=None, *, opset: int, domain: str = "", outputs: int = 1) -> Node:  # noqa: A001
+    """A Node: an ONNX pooling node with its attributes read once, to run on many inputs with `.run(x,
+    threads=None)`, which gives [Y] or [Y, Indices]. `op_type` may be an onnx.NodeProto.
+
+        >>> node = irpool.onnx.compile("MaxPool", {"kernel_shape": [2, 2]}, opset=12, outputs=2)
+        >>> y, indices = node.run(x)
+    """
+    return Node(op_type, attrs, opset=opset, domain=domain, outputs=outputs)
+
+
+def run(op_type, x=None, attrs=None, *, opset: int, domain: str = "", outputs: int = 1,
+        threads: int | None = None) -> list:
+    """Execute one ONNX pooling node on `x` as onnxruntime does: [Y], or [Y, Indices] with outputs=2.
+
+        >>> (y,) = irpool.onnx.run("AveragePool", x, {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}, opset=19)
+        >>> y, idx = irpool.onnx.run("MaxPool", x_nhwc, {"kernel_shape": [2, 2]}, opset=12,
+        ...                          domain="com.ms.internal.nhwc", outputs=2)
+
+    `op_type` may be an onnx.NodeProto; its op_type, domain and attributes are then read from it. Anything
+    the op, its version or onnxruntime refuses raises IRError. The same as compile(...).run(x)."""
+    return Node(op_type, attrs, opset=opset, domain=domain, outputs=outputs).run(x, threads)
