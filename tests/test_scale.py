@@ -187,7 +187,7 @@ def test_signatures_kept_as_bytes_give_the_same_findings(tmp_path):
     from unittest import mock
 
     import irpool
-    check_module = sys.modules["irpool.ir.check"]
+    signatures = sys.modules["irpool.ir.signatures"]
     assert bigir.write_distinct(tmp_path / "d.xml", 1000, block=40) == 40
     net = (tmp_path / "d.xml").read_text()
     # break three edges: a late layer's input dims, a port id, a layer id
@@ -198,5 +198,5 @@ def test_signatures_kept_as_bytes_give_the_same_findings(tmp_path):
     want = [str(f) for f in irpool.check(broken).findings]
     # (no Result reads the chain: OpenVINO never builds it, so the two missing ends are unbuilt warnings)
     assert [f.split("[")[1].split("]")[0] for f in want] == ["unbuilt", "edge-mismatch", "unbuilt"], want
-    with mock.patch.object(check_module, "_SIGNATURES", 2):
+    with mock.patch.object(signatures, "_SIGNATURES", 2):
         assert [str(f) for f in irpool.check(broken).findings] == want

@@ -116,8 +116,8 @@ class TypeVerdicts:
         """An edge: the consumer of a waiting pool, or a Parameter whose element_type OpenVINO takes."""
         rec = self.pending.get(fl)
         if rec is not None and fp == rec["port"]:
-            info = net.info(tl)
-            rec["consumers"].append(info[1] if info else "?")
+            info = net.sigs.info(tl)
+            rec["consumers"].append(info.type if info else "?")
             if "retyped" in rec and tl not in self.pending:       # a pool on a pool keeps the type
                 self._retype(net, tl, line, *rec["retyped"])
         if tl in self.pending:
@@ -171,10 +171,10 @@ class TypeVerdicts:
 
     def _retype(self, net, tl, line, et, port, source) -> None:
         """Pool `tl`, judged on `port` when read, takes `et` from `source`: judge it on `et`."""
-        info = net.info(tl)
-        if info is None or info[1] not in ("MaxPool", "AvgPool"):
+        info = net.sigs.info(tl)
+        if info is None or info.type not in ("MaxPool", "AvgPool"):
             return
-        ins = info[3]
+        ins = info.inputs
         raw = ins[0][1] if ins else ()
         try:
             dims = [int(d) for d in raw] if raw else None
@@ -182,7 +182,7 @@ class TypeVerdicts:
             dims = None
         if dims is not None and any(d < 0 for d in dims):
             dims = None
-        pl = SimpleNamespace(op=f"{info[1]}-1", spec=SimpleNamespace(dilations=()))
+        pl = SimpleNamespace(op=f"{info.type}-1", spec=SimpleNamespace(dilations=()))
         channels = dims[1] if dims and len(dims) > 1 else None
         static = dims is not None
         said = type_refusal(pl, et, channels=channels, static=static)
@@ -190,13 +190,13 @@ class TypeVerdicts:
         if said == before or said is None:
             return
         if layout_dependent(et, dims):
-            outs = info[2]
+            outs = info.outputs
             self.pending[tl] = dict(op=pl.op, spec=pl.spec, et=et, dims=dims, line=line,
-                                    who={"id": tl, "name": info[0], "type": info[1]},
+                                    who={"id": tl, "name": info.name, "type": info.type},
                                     port=outs[0][0] if outs else None, consumers=[], retyped=(et, port, source))
             return
         why = f"{said[1]} (OpenVINO takes {source}'s element_type {et.name}, not the port precision {port.precision})"
         if said[0] == "bad-precision" and kept_in_type(pl, et):       # (said in check's finish, if it is)
-            net.f32_chain[tl] = (said[0], why, line, SimpleNamespace(id=tl, name=info[0], type=info[1]))
+            net.f32_chain[tl] = (said[0], why, line, SimpleNamespace(id=tl, name=info.name, type=info.type))
             return
-        net.finding(said[0], why, line, el={"id": tl, "name": info[0], "type": info[1]})
+        net.finding(said[0], why, line, el={"id": tl, "name": info.name, "type": info.type})

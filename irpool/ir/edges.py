@@ -1,0 +1,193 @@
+"""The edges of a net: most stream by on a fast path (both ends declare the same dims); the others are looked at
+for what they join, what they feed a waiting pooling layer, and the element types they carry."""
+from __future__ import annotations
+
+from array import array
+
+from lxml import etree
+
+from ..opdefs import load
+from .dims import compatible, lenient_dim
+from .intake import BODY_TYPES
+from .layers import POOL_TYPES
+from .parse import BIG_LINE, EDGE_ENDS, belongs, line_of, read_edge
+from .waits import Pool
+
+_EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in EDGE_ENDS]
+
+
+_WATCHED = ("Convert",) + POOL_TYPES   # consumers whose edges may need a look at the type their producer gives
+
+
+class Edges:
+    def maybe_fused(self, fl, fp, tl, line) -> None:
+        """An edge into a Convert: from a string Parameter or Const, which the plugin cannot convert; from a
+        pool's data output, to a type the plugin fuses into the pool (schemas/openvino.json "fused_convert"):
+        judged in finish, once every consumer of the pool is known."""
+        src, dst = self.sigs.of(fl), self.sigs.of(tl)
+        if src and dst and dst.type == "Convert" and src.type in ("Parameter", "Const"):
+            et = self.given_type(fl, fp)
+            if et is not None and et.name == "string":
+                info = self.sigs.info(tl)
+                self.build_time.append(len(self.report.findings))
+                self.finding("bad-precision", f"a Convert of the string {src.type} {fl}: OpenVINO's CPU plugin has no such"
+                             " conversion and refuses the model (\"Cannot fallback on ngraph reference"
+                             " implementation\")", line, el={"id": tl, "name": info.name, "type": info.type})
+        if src and dst and src.type in POOL_TYPES and dst.type == "Convert" and src.outputs and fp == src.outputs[0][0]:
+            et = self.types.source_type(self.seen.row(tl))
+            if et is not None and et.name in load("openvino")["fused_convert"]["destination_types"]:
+                self.fused.append((fl, tl, line))
+
+    def edges(self, holder, n) -> None:
+        ends = [x(holder) for x in _EDGE_XPATHS]
+        if any(len(e) != len(holder) for e in ends):    # not every child an edge with 4 ends: read each in full
+            edges = [read_edge(el, self.doc.problems) if belongs(el, holder, self.doc.problems) else None
+                     for el in holder[:n]]
+            edges = [e and (e.from_layer, e.from_port, e.to_layer, e.to_port) for e in edges]
+        else:
+            edges = list(zip(*ends))[:n]
+        waiting, index_ports, shape_ops, outputs = self.waiting, self.index_ports, self.shape_ops, self.outputs
+        row, value, signature, graph, types = self.seen.row, self.seen.value, self.sigs.at, self.graph, self.types
+        out_types, param_slots = self.out_types, self.param_slots
+        ports = graph.ports
+        ports.extend(bytes(len(self.seen) - len(ports)))
+        rows = array("i")                               # (producer row, consumer row, line) of each edge
+        for el, e in zip(holder[:n], edges):            # (holder[i] would walk the children from the start)
+            if e is None:
+                continue
+            if not len(self.seen):
+                self.early_edges.append(e + (line_of(el),))
+                continue
+            fl, fp, tl, tp = e
+            ra, rb = row(fl), row(tl)
+            if ra is not None and rb is not None:
+                a, b = signature(value[ra]), signature(value[rb])
+                i = b.positions.get(tp)
+                if i is not None:                       # graph.edge, its common case written out (a third faster)
+                    line = el.sourceline
+                    if i < 8 and ra < rb and not ports[rb] >> i & 1 and line is not None and line < BIG_LINE:
+                        ports[rb] |= 1 << i
+                        rows.extend((ra, rb, line))
+                    else:
+                        graph.edge(ra, rb, i, tp, line_of(el), rows)
+                if tl not in waiting and tl not in shape_ops and (fl, fp) not in index_ports and fl not in waiting \
+                        and tl not in param_slots and not (b.type in _WATCHED and types.differ(ra, rb, a.type, b.type)) \
+                        and (fl, fp) not in outputs and not types.wants(fl, tl) and (fl, fp) not in out_types \
+                        and a.out_dims.get(fp, 0) == b.in_dims.get(tp, 1):
+                    continue                                                    # both ends declare the same dims
+            self.edge(fl, fp, tl, tp, line_of(el))
+        graph.batch(rows)
+
+    def edge(self, fl, fp, tl, tp, line) -> None:
+        slot = self.param_slots.get(tl)
+        if slot is not None and fl not in slot and getattr(self.sigs.of(tl), "type", "Parameter") != "Parameter":
+            info = self.sigs.info(tl)
+            self.finding("bad-graph", f"layer {tl} takes the place of an earlier Parameter of that id, where"
+                         f" OpenVINO's reader builds it among the inputs, before layer {fl}, which feeds it: read_model"
+                         " refuses the file (\"Attempt to access node ... that not in graph\"), or crashes when the"
+                         " layer feeds itself", line, el={"id": tl, "name": info and info.name, "type": info and info.type})
+        self.maybe_fused(fl, fp, tl, line)
+        if self.types.wants(fl, tl):
+            self.types.edge(self, fl, fp, tl, tp, line)
+        self.pass_type(fl, fp, tl)
+        if tl in self.waiting or tl in self.shape_ops:
+            self.feeds[(tl, tp)] = (fl, fp)
+        else:
+            self.producer(fl, fp, tl, tp)
+        why = self.index_ports.get((fl, fp))
+        self.unless_used.pop((fl, fp), None)
+        if (fl, fp) in self.reference_ports:
+            self.references.add(fl)
+        if fl in self.waiting:
+            self.read_from_waiting.add((fl, fp))
+        if why:
+            src = self.sigs.info(fl)
+            self.finding(why[0], f"{why[1]} (edge {fl}:{fp} -> {tl}:{tp} uses it)", line,
+                         el={"id": fl, "name": src and src.name, "type": src and src.type})
+        problem = self.edge_problem(fl, fp, tl, tp)
+        if problem and tl in self.wait and " joins dims " in problem:
+            self.joins[(tl, tp)] = (problem, line)          # said in finish(), with what --fix writes
+        elif problem:
+            dst = self.sigs.info(tl)
+            el = {"id": tl, "name": dst.name, "type": dst.type} if dst else None
+            if " joins dims " in problem:
+                self.finding("edge-mismatch", problem, line, el=el, fix=self.join_fix(fl, fp, tl, tp))
+            else:                           # a missing end: an error only where the reader builds the consumer
+                self.loose.append((problem, line, el, self.seen.row(tl)))
+
+    def pass_type(self, fl, fp, tl) -> None:
+        """A pool fed by a Parameter whose element_type its port does not declare (or by such a pool) gives that
+        type on: remembered for the family layers that wait for the edges (finish() gives it them)."""
+        et = self.types.params[fl][0] if fl in self.types.params else self.out_types.get((fl, fp))
+        if et is None:
+            return
+        dst = self.sigs.of(tl)
+        if dst is not None and dst.type in POOL_TYPES and dst.outputs:
+            self.out_types[(tl, dst.outputs[0][0])] = et
+
+    def producer(self, fl, fp, tl, tp) -> None:
+        """A pooling layer checked on its declared input, which its producer contradicts: OpenVINO computes it
+        from the producer's dims, so check takes it again, waiting for them (check's next pass). A TensorIterator,
+        Loop or If gives its bodies what the producer gives: judged in finish()."""
+        dst = self.sigs.of(tl)
+        if dst is not None and dst.type in BODY_TYPES:
+            self.outer_feeds.append((fl, fp, tl, tp))
+            return
+        if dst is None or dst.type not in POOL_TYPES or not dst.inputs or dst.inputs[0][0] != tp:
+            return
+        if fl in self.waiting or fl in self.types.params:
+            self.relook.add(Pool(tl))                 # its producer's output is known once the edges are read, or its type
+            return                              # is a Parameter's element_type that the ports do not declare
+        judged = self.types.source_type(self.seen.row(tl))
+        src = self.sigs.of(fl) if judged is not None else None
+        given = self.given_type(fl, fp) if src and src.outputs and fp == src.outputs[0][0] else None
+        if given is not None and given.name != judged.name:
+            self.relook.add(Pool(tl))                 # judged on its input port's precision; OpenVINO takes the producer's
+            return
+        want = self.produced(fl, fp)
+        have = [lenient_dim(t) for t in dst.inputs[0][1]]
+        if want not in ((), None) and have and (len(have) != len(want) or not all(map(compatible, have, want))):
+            self.relook.add(Pool(tl))
+
+    def given_type(self, fl, fp):
+        """The element type output `fp` of layer `fl` gives, where check knows it: a waiting pool's, a
+        Parameter's or Const's element_type, a Convert's destination_type, the type a pool was judged on."""
+        return self.out_types.get((fl, fp)) or self.types.kinds.get(fl) or self.types.source_type(self.seen.row(fl))
+
+    def produced(self, fl, fp):
+        """The dims output `fp` of layer `fl` gives, as OpenVINO infers them: what check computed for it, else
+        what it declares; () where neither is known (None: a dynamic rank)."""
+        if (fl, fp) in self.outputs:
+            return self.outputs[(fl, fp)]
+        src = self.sigs.of(fl)
+        raw = src and src.out_dims.get(fp)
+        return [lenient_dim(t) for t in raw] if raw else ()
+
+    def join_fix(self, fl, fp, tl, tp) -> dict | None:
+        """What --fix writes into the input port an edge joins to a Parameter or pooling layer's output: the dims
+        irpool computes for that output (the consumer is found by its id: `layer_line` None)."""
+        src, dst = self.sigs.of(fl), self.sigs.of(tl)
+        if src.type not in ("Parameter",) + POOL_TYPES or self.path:
+            return None
+        want = self.produced(fl, fp)
+        have = [lenient_dim(t) for t in dst.in_dims[tp]]
+        if want is None or len(want) != len(have):
+            return None
+        dims = [[i, w] for i, (h, w) in enumerate(zip(have, want)) if isinstance(w, int) and not compatible(h, w)]
+        return dict(layer_line=None, port=tp, dims=dims, side="input") if dims else None
+
+    def edge_problem(self, fl, fp, tl, tp) -> str | None:
+        src, dst = self.sigs.of(fl), self.sigs.of(tl)
+        name = f"edge {fl}:{fp} -> {tl}:{tp}"
+        if src is None or dst is None:
+            return f"{name} names a layer that does not exist"
+        a = next((dims for pid, dims in src.outputs if pid == fp), None)
+        b = next((dims for pid, dims in dst.inputs if pid == tp), None)
+        if a is None or b is None:
+            side = f"output port {fp} of layer {fl}" if a is None else f"input port {tp} of layer {tl}"
+            return f"{name}: {side} does not exist"
+        if a != b and a and b:                        # (a port with no <dim> may be a dynamic rank)
+            da, db = [lenient_dim(t) for t in a], [lenient_dim(t) for t in b]
+            if len(da) != len(db) or not all(compatible(x, y) for x, y in zip(da, db)):
+                return f"{name} joins dims [{','.join(map(str, a))}] to [{','.join(map(str, b))}]"
+        return None

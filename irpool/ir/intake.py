@@ -1,0 +1,262 @@
+"""Reading a net's layers as they stream in: each <layer> read light or in full, its id, name and signature
+remembered (flat memory: signatures numbered, the rare new ones spilled compressed), its odd <dim>s, a shadowed
+layer of a duplicate id, a Const's element_type, what a Parameter, Const or Convert gives."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from . import portmaps
+from .bodies import declared_inputs
+from .consts import Const
+from .dims import port_dim, text
+from .elements import element_type, spellings
+from .family import FAMILY_TYPES, is_family
+from .fold import MOST_KEPT, SHAPE_OPS
+from .graph import ROOTS
+from .layers import POOL_TYPES, is_pooling
+from .parameters import check_output_precisions
+from .parse import BODIES, REQUIRED, Layer, belongs, content_key, light_ports, line_of, op_type, read_layer
+
+BODY_TYPES = ("TensorIterator", "Loop", "If")      # the ops whose <layer> holds nets
+
+
+_CLEAN_KEYS = 4096        # content keys remembered as clean, at most
+
+
+
+
+_GRAPH_TYPES = frozenset(ROOTS + ("Parameter",))   # the layers graph.py is told of, with every layer with inputs
+
+
+_U64_ID = re.compile(r"\s*\+?[0-9]+")   # a layer id as pugixml's as_ullong takes it whole ("01", "+1", " 1")
+
+
+
+class Intake:
+    def layers(self, holder, n) -> None:
+        problems, seen, snippet = self.doc.problems, self.seen, self.doc.is_snippet
+        for el in holder[:n]:
+            if el.tag != "layer":
+                belongs(el, holder, problems)               # (a problem, with its line)
+                continue
+            lid, ltype, name = el.get("id"), op_type(el), el.get("name")
+            if (lid is None or ltype is None or name is None or el.get("version") is None) and not snippet:
+                missing = [a for a in REQUIRED if el.get(a) is None]
+                self.finding("bad-structure", f"<layer> lacks {', '.join(missing)}: OpenVINO requires id, name, type"
+                             " and version on every layer, and refuses the file", line_of(el), el=el)
+            elif lid is not None and not snippet and not (lid.isdigit() or _U64_ID.fullmatch(lid) and int(lid) < 1 << 64):
+                self.finding("bad-structure", f'<layer id="{lid}">: read_model reads a layer id as an unsigned'
+                             " 64-bit number, and refuses the file", line_of(el), el=el)
+            if lid in self.shadow:
+                k = self.occurrences[lid] = self.occurrences.get(lid, 0) + 1
+                if k < self.shadow[lid]:
+                    self.shadowed(el, lid, ltype)
+                    continue
+            if ltype == "Parameter":
+                self.param_order.append(lid)
+            new = seen.row(lid) is None
+            if not new:
+                self.dups[lid] = self.dups.get(lid, 1) + 1      # (judged in the next pass, the last layer built)
+                self.finding("duplicate-id", f"layer id {lid} is used by more than one layer", line_of(el), el=el)
+            if ltype in BODY_TYPES:
+                for code, message, line in portmaps.problems(el):
+                    self.build_time.append(len(self.report.findings))
+                    self.finding(code, message, line, el=el)
+                declared = declared_inputs(el)
+                self.holder_types[lid] = declared[1]
+                for body in el.iterchildren(*BODIES):
+                    self.body(el, body, declared)
+            elif ltype == "Const":
+                data = el.find("data")
+                given = self.const_type(el, data)
+                if lid in self.keep_consts or Const.may_be_shape(el, data):
+                    self.consts[lid] = Const.of(el)     # (weights are never a shape input: not kept, flat memory)
+                self.port_count(el)
+            elif ltype == "Result":
+                self.port_count(el)
+            elif ltype in SHAPE_OPS and len(self.shape_ops) < MOST_KEPT:
+                self.shape_ops[lid] = read_layer(el, [])        # (its problems are found below, as for any layer)
+            elif ltype in FAMILY_TYPES:
+                self.layer(read_layer(el, problems))
+                continue
+            if ltype == "Parameter" or ltype in POOL_TYPES:
+                key = content_key(el)
+                known = self.clean.get(key)
+                if known is None or lid in self.wait or lid in self.forced:
+                    self.layer(read_layer(el, problems), key)
+                    continue
+                ports, rec, judged = known
+                if rec is not None:                         # explain: the same record, for this layer
+                    self.emit(rec | dict(layer=replace(rec["layer"], id=lid, name=name, line=line_of(el))))
+                if ltype in POOL_TYPES:
+                    self.report.count(ltype)
+            else:
+                ports = light_ports(el)
+                if ports is None:
+                    self.layer(read_layer(el, problems))
+                    continue
+            if new:
+                self.remember(lid, name, ltype, ports, el)
+                if ltype in POOL_TYPES:
+                    self.types.keep(len(self.seen) - 1, judged)
+                elif ltype == "Const":
+                    self.types.keep(len(self.seen) - 1, given)
+                elif ltype in ("Convert", "Parameter"):
+                    data = el.find("data")
+                    self.source(len(self.seen) - 1, ltype, data.attrib if data is not None else None)
+
+    def source(self, row, layer_type, data) -> None:
+        """A Parameter, Const or Convert: the type it gives (types.source); a Convert to another type than bf16
+        is where the plugin runs a bf16 chain in f32 (say_f32_chain)."""
+        self.types.source(row, layer_type, data)
+        et = self.types.source_type(row)
+        if layer_type == "Convert" and et is not None and et.name != "bf16":
+            self.converts.append(row)
+
+    def const_type(self, el, data):
+        """A Const's element_type (`data`: its <data>) must name a type as OpenVINO names them, in any case but
+        with no space around it ("u8 ", " u8", "u9", "FP32": read_model refuses the file, used or not); the type,
+        or None."""
+        text = data.get("element_type") if data is not None else None
+        et = element_type(text)
+        if text is not None and (et is None or text.lower() != et.name):
+            self.finding("bad-attribute", f'Const element_type="{text}" is not an element type as OpenVINO names them:'
+                         f' read_model refuses the file ("{text} is not a member of enum element::Type_t")',
+                         line_of(data), el=el)
+            return None
+        return et
+
+    def shadowed(self, el, lid, ltype) -> None:
+        """A layer whose id a later <layer> takes again. OpenVINO's reader keeps the last layer of an id and builds
+        it alone: of this one it checks only what it checks of every layer (its <dim>s, its output precisions),
+        but a Result or Assign still makes the id a root, and a Parameter a place among the inputs, where the
+        later layer is built before the layers after it (measured: tests/test_duplicate_ids.py)."""
+        line = line_of(el)
+        for side in ("input", "output"):
+            for holder in el.iterchildren(side):
+                for p in holder.iterchildren("port"):
+                    if side == "output" and p.get("precision") not in spellings():
+                        self.finding("bad-structure", f"output port {p.get('id')} precision={p.get('precision')!r}:"
+                                     " read_model refuses the file, whatever layer takes this id later", line, el=el)
+                    for d in p.iterchildren("dim"):
+                        try:
+                            port_dim(d.text)
+                        except ValueError as e:
+                            self.finding("bad-structure", f"{side} port {p.get('id')}: <dim>{d.text or ''}</dim> is"
+                                         f" not a dimension ({e}): read_model refuses the file, whatever layer takes"
+                                         " this id later", line_of(d), el=el)
+        self.finding("shadowed-layer", f"layer id {lid} is given again to a later layer: OpenVINO builds only the"
+                     f" last layer with an id, and ignores this {ltype}", line, el=el)
+        if ltype in ROOTS:
+            self.rooted.add(lid)
+        elif ltype == "Parameter":
+            if self.doc.ir_version == "10":
+                self.v10_params.append((lid, line, el))
+            self.param_slots[lid] = frozenset(self.param_order)
+            self.param_order.append(lid)
+
+    def port_count(self, el) -> None:
+        """A Const has one output port and no input, a Result at most one output port (measured, 2026.4.1): from
+        IR v11 on, read_model makes a port of each <port> of the first <input> and <output> and refuses the ones
+        the op has not ("node index is out of range"), where it builds the layer."""
+        if self.doc.ir_version == "10":
+            return
+        outs = next((len(h) for h in el.iterchildren("output")), 0)        # (the first of each: OpenVINO's)
+        ins = next((len(h) for h in el.iterchildren("input")), 0)
+        if el.get("type") == "Const" and (outs > 1 or ins):
+            said = f"a Const has one output port and no input, the layer declares {outs} and {ins}"
+        elif el.get("type") == "Result" and outs > 1:
+            said = f"a Result takes at most one output port, the layer declares {outs}"
+        else:
+            return
+        self.build_time.append(len(self.report.findings))
+        self.finding("bad-structure", f"{said}: read_model refuses the file (\"node index is out of range\")",
+                     line_of(el), el=el)
+
+    def layer(self, layer: Layer, key=None) -> None:
+        """A layer read in full: a pooling or Parameter layer, or one the light reading found odd. `key`:
+        the layer as written but for its id, name, rt_info and port names (content_key); a key that gave no
+        finding is not checked again."""
+        findings, problems = len(self.report.findings), len(self.doc.problems)
+        self.last_record = self.last_type = None
+        check_output_precisions(self, layer)
+        for line, what in layer.notes:
+            self.finding("lenient-attribute", what, line, layer)
+        for ports in (layer.inputs, layer.outputs):
+            ids = [p.id for p in ports]
+            for pid in sorted({i for i in ids if ids.count(i) > 1}):
+                self.finding("duplicate-id", f"port id {pid} appears {ids.count(pid)} times", layer.line, layer)
+        indices = len(self.index_ports)
+        waits = is_pooling(layer) and (self.types.waits(layer) or layer.id in self.wait and self.types.watch(layer))
+        if layer.type == "Parameter":
+            self.parameter(layer)
+        elif is_family(layer) and not layer.inputs:
+            self.pooling(layer, None)                       # (refused: it needs its inputs)
+        elif is_family(layer):
+            self.waiting[layer.id] = layer                  # its shape input is known once the edges are read
+        elif is_pooling(layer):
+            self.report.count(layer.type)
+            one = len(layer.inputs) == 1 or len(layer.inputs) > 1 and self.doc.ir_version == "10"
+            x = layer.inputs[0].dims if one else []
+            if one and (not x or not all(isinstance(d, int) for d in x) or layer.id in self.wait):
+                self.waiting[layer.id] = layer
+                key = None                                  # its outcome depends on the edges
+            else:
+                self.pooling(layer, x)
+        ports = (tuple((p.id, p.raw_dims) for p in layer.outputs), tuple((p.id, p.raw_dims) for p in layer.inputs))
+        if key is not None and len(self.report.findings) == findings and len(self.doc.problems) == problems \
+                and len(self.index_ports) == indices and not waits and layer.id not in self.types.params:
+            if len(self.clean) >= _CLEAN_KEYS:
+                self.clean.clear()                          # a file of ever-new layers: memory stays flat
+            self.clean[key] = (ports, self.last_record, self.last_type)
+        if self.seen.row(layer.id) is None:
+            self.remember(layer.id, layer.name, layer.type, ports, layer.line)
+            if layer.type in ("Const", "Convert", "Parameter"):
+                self.source(len(self.seen) - 1, layer.type, layer.data)
+            elif is_pooling(layer) and layer.id not in self.waiting:
+                self.types.keep(len(self.seen) - 1, self.last_type)
+
+    def remember(self, lid, name, layer_type, ports, where=None) -> None:
+        """A new layer id: its name and signature, (type, output ports, input ports) as (id, raw dims) pairs.
+        `where`: its line, or its element."""
+        number, new = self.sigs.number((layer_type,) + ports)
+        light = hasattr(where, "tag")           # read light (light_ports): its dims are judged here
+        if new and light and self.odd_dims(lid, name, layer_type, ports, where) and number >= 0:
+            self.sigs.odd.add(number)
+        elif not new and number in self.sigs.odd:
+            self.odd_dims(lid, name, layer_type, ports, where)
+        row = self.seen.add(lid, name, number)
+        if lid in self.rooted and layer_type not in ROOTS:
+            self.graph.roots.append(row)                    # (a shadowed Result's id: the reader walks back from it)
+        if layer_type in _GRAPH_TYPES or ports[1]:        # (any layer with input ports needs their edges)
+            inputs = len(ports[1]) if self.doc.ir_version != "10" else \
+                min(len(ports[1]), 0 if layer_type == "Const" else 1)    # (v10: extra ports; a Const takes none)
+            self.graph.layer(row, layer_type, inputs, where if not hasattr(where, "tag") else line_of(where),
+                             layer_type not in ROOTS and layer_type != "Parameter")
+
+    def odd_dims(self, lid, name, layer_type, ports, el) -> bool:
+        """The <dim>s of a layer read light that read_model refuses (an error) or reads otherwise than they are
+        written (a warning), as _port judges those of a layer read in full; whether there were any."""
+        texts = [t for holder in ports for _, dims in holder for t in dims]
+        if not texts or None not in texts and "".join(texts).isdigit():
+            return False                                    # (the common case, in one step)
+        found = False
+        for side, holder in zip(("output", "input"), ports):
+            for pid, dims in holder:
+                for t in dims:
+                    if t is not None and t.isdigit():
+                        continue
+                    try:
+                        dim, odd = port_dim(t)
+                    except ValueError as e:
+                        self.finding("bad-structure",
+                                     f"{side} port {pid}: <dim>{t or ''}</dim> is not a dimension: {e}",
+                                     line_of(el), el=dict(id=lid, name=name, type=layer_type))
+                        found = True
+                        continue
+                    if odd:
+                        self.finding("lenient-attribute", f"{side} port {pid}: OpenVINO reads <dim>{t}</dim> as"
+                                     f" {text(dim)}", line_of(el), el=dict(id=lid, name=name, type=layer_type))
+                        found = True
+        return found
