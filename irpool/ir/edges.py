@@ -3,6 +3,7 @@ for what they join, what they feed a waiting pooling layer, and the element type
 from __future__ import annotations
 
 from array import array
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -17,6 +18,11 @@ _EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in EDGE_END
 
 
 _WATCHED = ("Convert",) + POOL_TYPES   # consumers whose edges may need a look at the type their producer gives
+
+
+class EdgeProblem(NamedTuple):
+    message: str
+    joins: bool           # it joins dims that differ (else an end is missing)
 
 
 class Edges:
@@ -105,15 +111,15 @@ class Edges:
             self.finding(why[0], f"{why[1]} (edge {fl}:{fp} -> {tl}:{tp} uses it)", line,
                          el={"id": fl, "name": src and src.name, "type": src and src.type})
         problem = self.edge_problem(fl, fp, tl, tp)
-        if problem and tl in self.wait and " joins dims " in problem:
-            self.joins[(tl, tp)] = (problem, line)          # said in finish(), with what --fix writes
+        if problem and tl in self.wait and problem.joins:
+            self.joins[(tl, tp)] = (problem.message, line)  # said in finish(), with what --fix writes
         elif problem:
             dst = self.sigs.info(tl)
             el = {"id": tl, "name": dst.name, "type": dst.type} if dst else None
-            if " joins dims " in problem:
-                self.finding("edge-mismatch", problem, line, el=el, fix=self.join_fix(fl, fp, tl, tp))
+            if problem.joins:
+                self.finding("edge-mismatch", problem.message, line, el=el, fix=self.join_fix(fl, fp, tl, tp))
             else:                           # a missing end: an error only where the reader builds the consumer
-                self.loose.append((problem, line, el, self.seen.row(tl)))
+                self.loose.append((problem.message, line, el, self.seen.row(tl)))
 
     def pass_type(self, fl, fp, tl) -> None:
         """A pool fed by a Parameter whose element_type its port does not declare (or by such a pool) gives that
@@ -176,18 +182,19 @@ class Edges:
         dims = [[i, w] for i, (h, w) in enumerate(zip(have, want)) if isinstance(w, int) and not compatible(h, w)]
         return dict(layer_line=None, port=tp, dims=dims, side="input") if dims else None
 
-    def edge_problem(self, fl, fp, tl, tp) -> str | None:
+    def edge_problem(self, fl, fp, tl, tp) -> EdgeProblem | None:
         src, dst = self.sigs.of(fl), self.sigs.of(tl)
         name = f"edge {fl}:{fp} -> {tl}:{tp}"
         if src is None or dst is None:
-            return f"{name} names a layer that does not exist"
+            return EdgeProblem(f"{name} names a layer that does not exist", joins=False)
         a = next((dims for pid, dims in src.outputs if pid == fp), None)
         b = next((dims for pid, dims in dst.inputs if pid == tp), None)
         if a is None or b is None:
             side = f"output port {fp} of layer {fl}" if a is None else f"input port {tp} of layer {tl}"
-            return f"{name}: {side} does not exist"
+            return EdgeProblem(f"{name}: {side} does not exist", joins=False)
         if a != b and a and b:                        # (a port with no <dim> may be a dynamic rank)
             da, db = [lenient_dim(t) for t in a], [lenient_dim(t) for t in b]
             if len(da) != len(db) or not all(compatible(x, y) for x, y in zip(da, db)):
-                return f"{name} joins dims [{','.join(map(str, a))}] to [{','.join(map(str, b))}]"
+                return EdgeProblem(f"{name} joins dims [{','.join(map(str, a))}] to [{','.join(map(str, b))}]",
+                                   joins=True)
         return None

@@ -93,12 +93,9 @@ class Finish:
                     port = layer.inputs[0]
                     self.finding("edge-mismatch", joined[0], joined[1], layer, fix=fix_of(layer, port, x or [], "input"))
                 # its type: what a waiting layer before it gives, or its Parameter's element_type
-                self.in_type = self.given_type(*src) if src else None
-                self.last_type = None
-                self.pooling(layer, x)
-                if self.last_type is not None and layer.outputs:
-                    self.out_types[(cur, layer.outputs[0].id)] = self.last_type
-                self.in_type = None
+                judged = self.pooling(layer, x, self.given_type(*src) if src else None)
+                if judged.type is not None and layer.outputs:
+                    self.out_types[(cur, layer.outputs[0].id)] = judged.type
         for fl, fp, tl, tp in self.outer_feeds:     # (its bodies take what the producer gives: the next pass)
             want, dst = self.produced(fl, fp), self.sigs.of(tl)
             have = [lenient_dim(t) for t in dst.in_dims[tp]] if dst and dst.in_dims.get(tp) else None

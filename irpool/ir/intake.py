@@ -17,6 +17,7 @@ from .graph import ROOTS
 from .layers import POOL_TYPES, is_pooling
 from .parameters import check_output_precisions
 from .parse import BODIES, REQUIRED, Layer, belongs, content_key, light_ports, line_of, op_type, read_layer
+from .pooling import Judged
 
 BODY_TYPES = ("TensorIterator", "Loop", "If")      # the ops whose <layer> holds nets
 
@@ -179,7 +180,7 @@ class Intake:
         the layer as written but for its id, name, rt_info and port names (content_key); a key that gave no
         finding is not checked again."""
         findings, problems = len(self.report.findings), len(self.doc.problems)
-        self.last_record = self.last_type = None
+        judged = Judged(None, None)
         check_output_precisions(self, layer)
         for line, what in layer.notes:
             self.finding("lenient-attribute", what, line, layer)
@@ -192,7 +193,7 @@ class Intake:
         if layer.type == "Parameter":
             self.parameter(layer)
         elif is_family(layer) and not layer.inputs:
-            self.pooling(layer, None)                       # (refused: it needs its inputs)
+            judged = self.pooling(layer, None)              # (refused: it needs its inputs)
         elif is_family(layer):
             self.waiting[layer.id] = layer                  # its shape input is known once the edges are read
         elif is_pooling(layer):
@@ -203,19 +204,19 @@ class Intake:
                 self.waiting[layer.id] = layer
                 key = None                                  # its outcome depends on the edges
             else:
-                self.pooling(layer, x)
+                judged = self.pooling(layer, x)
         ports = (tuple((p.id, p.raw_dims) for p in layer.outputs), tuple((p.id, p.raw_dims) for p in layer.inputs))
         if key is not None and len(self.report.findings) == findings and len(self.doc.problems) == problems \
                 and len(self.index_ports) == indices and not waits and layer.id not in self.types.params:
             if len(self.clean) >= _CLEAN_KEYS:
                 self.clean.clear()                          # a file of ever-new layers: memory stays flat
-            self.clean[key] = (ports, self.last_record, self.last_type)
+            self.clean[key] = (ports, judged.record, judged.type)
         if self.seen.row(layer.id) is None:
             self.remember(layer.id, layer.name, layer.type, ports, layer.line)
             if layer.type in ("Const", "Convert", "Parameter"):
                 self.source(len(self.seen) - 1, layer.type, layer.data)
             elif is_pooling(layer) and layer.id not in self.waiting:
-                self.types.keep(len(self.seen) - 1, self.last_type)
+                self.types.keep(len(self.seen) - 1, judged.type)
 
     def remember(self, lid, name, layer_type, ports, where=None) -> None:
         """A new layer id: its name and signature, (type, output ports, input ports) as (id, raw dims) pairs.

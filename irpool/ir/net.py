@@ -38,8 +38,6 @@ class Net(Intake, Parameters, Pooling, Edges, Bodies, Finish):
         self.unless_used = {}   # (layer id, port id) -> (code, message, line, layer): refused unless that output is used
         self.f32_chain = {}     # layer id -> (code, message, line, layer): refused unless it feeds a layer run as f32
         self.reference_ports, self.references = set(), set()   # indices ports that make one, the layers they did
-        self.in_type = None     # the element type a waiting layer's producer gives it, while it is checked
-        self.last_type = None   # the input element type the layer checked last was judged on
         self.out_types = {}     # (waiting layer id, port id) -> the element type it gives
         self.read_from_waiting = set()   # (layer id, port id) of the outputs of waiting layers that an edge reads
         self.sigs = Signatures()  # every layer read so far: its id, name and signature (signatures.py)
@@ -52,7 +50,6 @@ class Net(Intake, Parameters, Pooling, Edges, Bodies, Finish):
         self.outputs = {}       # (layer id, port id) -> dims (None: dynamic rank) where the ports do not say it
         self.index_ports = {}   # (layer id, port id) -> (code, why) OpenVINO refuses the layer if this output is used
         self.types = TypeVerdicts()  # element-type verdicts that wait for the edges (eltypes.py)
-        self.last_record = None  # explain: what the layer read last recorded
         self.consts = {}        # Const layer id -> Const (its <data>), for the shape inputs of the pooling family
         self.shape_ops = {}     # layer id -> Layer of the ops fold.py folds into a shape input, and feeds their inputs
         self.bin = None         # the weights file those are read from (None: none known)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import math
+from typing import NamedTuple
 
 from .. import cpu
 from ..core import axis_names, plan
@@ -61,6 +62,13 @@ def _spec_text_out(p, auto_pad: str):
     if auto_pad == "valid":
         return math.ceil((p.length - p.dilated_kernel + 1) / p.stride)
     return p.out
+
+
+class Judged(NamedTuple):
+    """What checking a pooling layer leaves for the layers after it: the element type it was judged on (None: not
+    known), and explain's record of it (None: no explain)."""
+    type: object
+    record: dict | None
 
 
 class Pooling:
@@ -148,28 +156,28 @@ class Pooling:
         if port in self.read_from_waiting:
             self.references.add(layer.id)
 
-    def pooling(self, layer: Layer, x_dims) -> None:
-        """Check a pooling layer on input dims `x_dims` (None: dynamic rank); remember what it outputs. Its
-        errors but for declared dims are OpenVINO's only where its reader builds the layer (finish())."""
+    def pooling(self, layer: Layer, x_dims, in_type=None) -> Judged:
+        """Check a pooling layer on input dims `x_dims` (None: dynamic rank) and element type `in_type` (None:
+        its input port's precision); remember what it outputs. Its errors but for declared dims are OpenVINO's
+        only where its reader builds the layer (finish())."""
         start = len(self.report.findings)
-        self._pooling(layer, x_dims)
+        judged = self._pooling(layer, x_dims, in_type)
         self.build_time.extend(range(start, len(self.report.findings)))
+        return judged
 
-    def _pooling(self, layer: Layer, x_dims) -> None:
+    def _pooling(self, layer: Layer, x_dims, in_type) -> Judged:
         if is_family(layer):
-            return self.family(layer, x_dims)
+            return self.family(layer, x_dims, in_type)
         rank = None if x_dims is None else len(x_dims)
         try:
             pl = interpret(layer, self.file, rank, self.doc.ir_version)
             check_dims(pl, x_dims, self.file)
         except IRError as e:
             self.finding(e.code, e.reason, e.line or layer.line, layer)
-            self.record(layer, x_dims, error=e.reason)
-            return
+            return Judged(None, self.record(layer, x_dims, error=e.reason))
         self.attributes(layer, pl.op, pl.unknown, pl.lenient)
         x = layer.inputs[0]
-        et = self.in_type or input_precision(self, layer)
-        self.last_type = et
+        et = in_type or input_precision(self, layer)
         if et is not None:
             self.type_verdicts(layer, pl, et, x_dims, x.line)
         self.extra_outputs(layer, pl.op, pl.outputs)
@@ -193,8 +201,7 @@ class Pooling:
                 plans = plan(spec, negpads.cut(x_dims, crop))
             except IRError as e:
                 self.finding("bad-shape", f"{pl.op}: {e.reason}", x.line, layer)
-                self.record(layer, x_dims, pl=pl, error=e.reason)
-                return
+                return Judged(et, self.record(layer, x_dims, pl=pl, error=e.reason))
             computed = list(x_dims)
             for a, p in zip(pl.spec.spatial_axes(rank), plans):
                 computed[a] = p.out if p.out is not None else (p.bounds or DYNAMIC)
@@ -211,9 +218,9 @@ class Pooling:
                              f" {pl.op} gives {what}", port.line, layer)
             if port.dims != computed:
                 self.outputs[(layer.id, port.id)] = computed
-        self.record(layer, x_dims, pl=pl, plans=plans, computed=computed)
+        return Judged(et, self.record(layer, x_dims, pl=pl, plans=plans, computed=computed))
 
-    def family(self, layer: Layer, x_dims) -> None:
+    def family(self, layer: Layer, x_dims, in_type=None) -> Judged:
         """An adaptive pool, or a reduction that may be a global pool, once its shape input is known."""
         rank = None if x_dims is None else len(x_dims)
         shape_port = layer.inputs[1] if len(layer.inputs) >= 2 else None
@@ -222,7 +229,7 @@ class Pooling:
         if src is not None and src[0] not in self.consts and src[0] not in self.keep_consts \
                 and getattr(self.sigs.of(src[0]), "type", None) == "Const":
             self.relook.add(KeepConst(src[0]))      # (a Const not kept: judged in the next pass, with it kept)
-            return
+            return Judged(None, None)
         try:
             if shape_port is None:
                 interpret_family(layer, self.file, rank, (), {}, self.doc.ir_version)   # raises: no inputs
@@ -233,7 +240,7 @@ class Pooling:
                 self.finding("unchecked", str(e), shape_port.line, layer)
                 self.report.uncheck(layer.type, "their shape inputs are in a weights file that is not there"
                                     if e.missing else "their shape inputs are not known")
-                return
+                return Judged(None, None)
             early = read_model_values(source, self.bin, self.file)
             if early is not None:
                 self.packed(layer, rank, source, early, values)
@@ -245,14 +252,13 @@ class Pooling:
                              e.line, el={"id": e.layer_id, "name": e.layer_name, "type": e.layer_type})
             else:
                 self.finding(e.code, e.reason, e.line or layer.line, layer)
-            return
+            return Judged(None, None)
         if fl is None:
-            return                                          # a reduction, but not a global pool: not pooling
+            return Judged(None, None)                       # a reduction, but not a global pool: not pooling
         self.report.count(fl.kind)
         self.attributes(layer, fl.op, fl.unknown, fl.lenient)
         d = load("openvino")["ops"][fl.op]
-        et = self.in_type or input_precision(self, layer)
-        self.last_type = et
+        et = in_type or input_precision(self, layer)
         if et is not None and et.name not in d["input_types"]:
             by = "its op validation" if et.name in d.get("validation_refuses", ()) else "the CPU plugin, on any CPU"
             self.finding("bad-precision", f"{fl.op} on {et.name} is refused by {by} (it takes"
@@ -296,7 +302,7 @@ class Pooling:
                     f" ({'; '.join(how)})", port.dim_lines[bad[0]], layer, fix=fix_of(layer, port, computed))
             if port.dims != computed:
                 self.outputs[(layer.id, port.id)] = computed
-        self.record(layer, x_dims, family=fl, computed=computed, how=how)
+        return Judged(et, self.record(layer, x_dims, family=fl, computed=computed, how=how))
 
     def attributes(self, layer, op, unknown, lenient) -> None:
         """What OpenVINO reads without a word: attributes the op does not have, values not written as their type."""
@@ -309,12 +315,14 @@ class Pooling:
         for message in lenient:
             self.finding("lenient-attribute", f"{op}: {message}", layer.data_line, layer)
 
-    def record(self, layer, x_dims, **what) -> None:
+    def record(self, layer, x_dims, **what) -> dict | None:
         """For check(explain=True): what decides a pooling layer's output, or why it cannot be computed."""
-        if self.report.explained is not None:
-            self.last_record = dict(layer=layer, path=self.path, x_dims=x_dims, pl=None, plans=None, computed=None,
-                                    error=None, family=None) | what
-            self.emit(self.last_record)
+        if self.report.explained is None:
+            return None
+        rec = dict(layer=layer, path=self.path, x_dims=x_dims, pl=None, plans=None, computed=None, error=None,
+                   family=None) | what
+        self.emit(rec)
+        return rec
 
     def emit(self, rec) -> None:
         sink = self.report.explained
