@@ -94,7 +94,7 @@ class Edges:
                          " layer feeds itself", line, el={"id": tl, "name": info and info.name, "type": info and info.type})
         self.maybe_fused(fl, fp, tl, line)
         if self.types.wants(fl, tl):
-            self.types.edge(self, fl, fp, tl, tp, line)
+            self.say(self.types.edge(fl, fp, tl, tp, line, self.sigs.info(tl), tl in self.waiting))
         self.pass_type(fl, fp, tl)
         if tl in self.waiting or tl in self.shape_ops:
             self.feeds[(tl, tp)] = (fl, fp)

@@ -9,6 +9,7 @@ precision differ: memory stays flat on files of any size.
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import NamedTuple
 
 from ..opdefs import load
 from .elements import element_type
@@ -25,6 +26,16 @@ def _waiting_types() -> frozenset:
     return frozenset(d["element_types"]) - set(d["ops"]["MaxPool-1"]["input_types"]) - {"_doc"} | \
         {t for op in d["ops"].values() for r in op.get("cpu_dependent", ()) if not set(r["when"]) - {"one_channel"}
          for t in r["types"]}
+
+
+class Verdict(NamedTuple):
+    """A refusal of the CPU plugin's for a pool's type; `kept`: it keeps the pool in a type it has no kernel for,
+    which check says only where nothing the pool feeds is run as f32 (finish.say_f32_chain)."""
+    code: str
+    message: str
+    line: int
+    who: dict             # id, name, type
+    kept: bool
 
 
 class TypeVerdicts:
@@ -112,21 +123,25 @@ class TypeVerdicts:
             return False                         # (most files: nothing waits)
         return from_layer in self.pending or from_layer in self.params or to_layer in self.pending
 
-    def edge(self, net, fl, fp, tl, tp, line) -> None:
-        """An edge: the consumer of a waiting pool, or a Parameter whose element_type OpenVINO takes."""
-        rec = self.pending.get(fl)
+    def edge(self, fl, fp, tl, tp, line, consumer, consumer_waits: bool) -> list:
+        """An edge: the consumer of a waiting pool, or a Parameter whose element_type OpenVINO takes. `consumer`:
+        what is known of layer `tl` (signatures.Known, or None); `consumer_waits`: check judges it once the edges
+        are read. The Verdicts it gives."""
+        rec, said = self.pending.get(fl), []
         if rec is not None and fp == rec["port"]:
-            info = net.sigs.info(tl)
-            rec["consumers"].append(info.type if info else "?")
+            rec["consumers"].append(consumer.type if consumer else "?")
             if "retyped" in rec and tl not in self.pending:       # a pool on a pool keeps the type
-                self._retype(net, tl, line, *rec["retyped"])
+                said += self._retype(tl, consumer, line, *rec["retyped"])
         if tl in self.pending:
             self.pending[tl]["producer"] = fl              # its type is its producer's (finish)
-        elif fl in self.params:
-            self._parameter_edge(net, fl, tl, line)
+        elif fl in self.params and not consumer_waits:     # (a waiting one is judged on the Parameter's type)
+            et, port = self.params[fl]
+            said += self._retype(tl, consumer, line, et, port, f"Parameter {fl}")
+        return said
 
-    def finish(self, net) -> None:
+    def finish(self) -> list:
         """The verdicts that waited for the edges."""
+        said = []
         for rec in self.pending.values():
             if "op" not in rec:
                 continue
@@ -135,11 +150,11 @@ class TypeVerdicts:
             et = self._type(rec)
             refusal = type_refusal(pl, et, channels=dims[1] if len(dims) > 1 else None,
                                    static=all(isinstance(d, int) for d in dims), consumers=rec["consumers"])
-            if refusal and refusal[0] == "bad-precision" and kept_in_type(pl, et):    # (check's finish says it)
-                net.f32_chain[rec["who"]["id"]] = (*refusal, rec["line"], SimpleNamespace(**rec["who"]))
-            elif refusal:
-                net.finding(refusal[0], refusal[1], rec["line"], el=rec["who"])
+            if refusal:                 # (a pool kept in its type: check's finish says it, if nothing runs it as f32)
+                kept = refusal[0] == "bad-precision" and kept_in_type(pl, et)
+                said.append(Verdict(refusal[0], refusal[1], rec["line"], rec["who"], kept))
         self.pending.clear()
+        return said
 
     def _type(self, rec):
         """A waiting pool's input type as OpenVINO infers it: its Parameter's element_type, through the pools
@@ -157,23 +172,15 @@ class TypeVerdicts:
             seen.add(src)
             rec = up
 
-    # -- Parameters -------------------------------------------------------------------------------------
-    def _parameter_edge(self, net, fl, tl, line) -> None:
-        """A Parameter whose element_type differs from its port precision feeds layer `tl`: where `tl` is a
-        MaxPool or AvgPool, judge it on the element_type, as OpenVINO does, where that differs from the verdict
-        on the port's precision (what check judged the pool on when it read it). The layer's version and
-        attributes are not kept: MaxPool is judged as MaxPool-1 and AvgPool as AvgPool-1 (the rules that do
-        not depend on dilations or on the indices output)."""
-        if tl in net.waiting:
-            return                       # (check.py judges it on the Parameter's type once the edges are read)
-        et, port = self.params[fl]
-        self._retype(net, tl, line, et, port, f"Parameter {fl}")
-
-    def _retype(self, net, tl, line, et, port, source) -> None:
-        """Pool `tl`, judged on `port` when read, takes `et` from `source`: judge it on `et`."""
-        info = net.sigs.info(tl)
+    # -- a pool that takes another type than its port says ----------------------------------------------
+    def _retype(self, tl, info, line, et, port, source) -> list:
+        """Pool `tl` (`info`: what is known of it), judged on `port` when read, takes `et` from `source` (a Parameter
+        whose element_type differs from its port's precision, or a pool on one): where it is a MaxPool or AvgPool,
+        judge it on `et`, as OpenVINO does, where that differs from the verdict on the port's precision. The
+        layer's version and attributes are not kept: MaxPool is judged as MaxPool-1 and AvgPool as AvgPool-1 (the
+        rules that do not depend on dilations or on the indices output)."""
         if info is None or info.type not in ("MaxPool", "AvgPool"):
-            return
+            return []
         ins = info.inputs
         raw = ins[0][1] if ins else ()
         try:
@@ -188,15 +195,13 @@ class TypeVerdicts:
         said = type_refusal(pl, et, channels=channels, static=static)
         before = type_refusal(pl, port, channels=channels, static=static)
         if said == before or said is None:
-            return
+            return []
         if layout_dependent(et, dims):
             outs = info.outputs
             self.pending[tl] = dict(op=pl.op, spec=pl.spec, et=et, dims=dims, line=line,
                                     who={"id": tl, "name": info.name, "type": info.type},
                                     port=outs[0][0] if outs else None, consumers=[], retyped=(et, port, source))
-            return
+            return []
         why = f"{said[1]} (OpenVINO takes {source}'s element_type {et.name}, not the port precision {port.precision})"
-        if said[0] == "bad-precision" and kept_in_type(pl, et):       # (said in check's finish, if it is)
-            net.f32_chain[tl] = (said[0], why, line, SimpleNamespace(id=tl, name=info.name, type=info.type))
-            return
-        net.finding(said[0], why, line, el={"id": tl, "name": info.name, "type": info.type})
+        return [Verdict(said[0], why, line, {"id": tl, "name": info.name, "type": info.type},
+                        said[0] == "bad-precision" and kept_in_type(pl, et))]

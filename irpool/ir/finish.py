@@ -107,7 +107,7 @@ class Finish:
             if not declared or et is not None:
                 self.relook.add(Outer(tl, tp, None if declared or want is None else tuple(want), declared, et))
         start = len(self.report.findings)
-        self.types.finish(self)                             # (element types that wait for the edges: eltypes.py)
+        self.say(self.types.finish())                       # (element types that wait for the edges: eltypes.py)
         self.build_time.extend(range(start, len(self.report.findings)))
         for code, message, line, layer in self.unless_used.values():
             if layer.id not in self.f32_chain:

@@ -3,6 +3,7 @@ bodies, finish), each a mixin of its own module. The top level and every body is
 from __future__ import annotations
 
 from array import array
+from types import SimpleNamespace
 
 from ..codes import severity
 from ..report import Finding, Report
@@ -79,3 +80,11 @@ class Net(Intake, Parameters, Pooling, Edges, Bodies, Finish):
             who = dict(layer_id=el.get("id"), layer_name=el.get("name"), layer_type=el.get("type"))
         self.report.findings.append(Finding(code, severity(code), message, line, file=self.file,
                                             path=self.path or None, fix=fix, **who))
+
+    def say(self, verdicts) -> None:
+        """The CPU plugin's type verdicts (eltypes.Verdict): findings, or held for say_f32_chain where kept."""
+        for v in verdicts:
+            if v.kept:
+                self.f32_chain[v.who["id"]] = (v.code, v.message, v.line, SimpleNamespace(**v.who))
+            else:
+                self.finding(v.code, v.message, v.line, el=v.who)
