@@ -12,7 +12,8 @@ from __future__ import annotations
 from ..report import Finding, Report  # noqa: F401 (Finding: re-exported)
 from . import consts, reshape
 from .net import Net
-from .parse import BODIES, MAX_BYTES, Document, opened_source, read_layer
+from .parse import BODIES, MAX_BYTES, Document, read_layer
+from .sources import opened_source
 
 
 def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None, shapes=None) -> Report:  # noqa: A002

@@ -5,21 +5,16 @@ from __future__ import annotations
 from array import array
 from dataclasses import replace
 
-import numpy as np
-
 from .. import cpu
-from ..core import PoolSpec, adaptive_pool, pool
 from ..errors import IRError
-from ..select import choose
 from ..opdefs import load as load_defs
+from ..select import choose
 from . import consts, fold
 from .consts import Const
-from .dims import compatible, parse_shape, shape_text
-from .elements import element_type, of_dtype
-from .family import FAMILY_TYPES, interpret_family, is_family, shape_input_name
-from . import negpads
-from .layers import POOL_TYPES, check_dims, interpret, is_pooling, op_name, type_refusal
-from .parse import MAX_BYTES, REQUIRED, Document, Layer, read_edge, read_layer, belongs, content_key, line_of, op_type
+from .execute import bind_inputs, execute, execute_family, feed, shape_input
+from .family import FAMILY_TYPES, is_family
+from .layers import POOL_TYPES, is_pooling, op_name
+from .parse import MAX_BYTES, REQUIRED, Document, Layer, content_key, line_of, op_type, read_edge, read_layer
 from .table import LayerTable
 
 RUNNABLE = ("Parameter", "Result", "MaxPool", "AvgPool")
@@ -44,20 +39,6 @@ def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None, bin=No
     return program
 
 
-_CHECKED = 1024       # input shapes and types remembered as checked, per program, at most
-
-
-def _checked_before(prepared: dict, key, check):
-    """What check() gave for `key` (a layer or Parameter, an input shape and type) in an earlier run of this
-    program, or check() now; kept in `prepared` under a key no layer id can be (ids are strings)."""
-    seen = prepared.setdefault(("checked",), {})
-    if key not in seen:
-        if len(seen) >= _CHECKED:
-            seen.clear()
-        seen[key] = check()
-    return seen[key]
-
-
 def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = None, layer: str | None = None,
         bin=None) -> dict:  # noqa: A002
     """Run a net of Parameter, pooling and Result layers, a bare pooling <layer>, or one pooling-family layer of
@@ -71,190 +52,6 @@ def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = Non
     `inputs`: {Parameter name: array}, or one array for a bare layer. `threads`: how many threads each pooling
     layer may use (None: every core). The same as load(source, layer=, bin=).run(inputs, threads)."""
     return load(source, max_bytes=max_bytes, layer=layer, bin=bin).run(inputs, threads)
-
-
-_RUN_INDEX_TYPES = ("i16", "u16", "i32", "u32", "i64", "u64")   # the MaxPool indices the CPU plugin runs
-
-
-def _execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True, key=None,
-             declared: bool = True) -> list:
-    """One pooling layer on an array, computed in the type OpenVINO's CPU plugin computes its type in.
-    `prepared`: (layer id, rank) -> its PoolLayer, and the input shapes and types already checked, kept between
-    runs. `indices`: whether a MaxPool's indices output is wanted (when nothing reads it, only the values are
-    computed). `key`: what the layer's interpretation is kept under (its group's number; default its id)."""
-    x = np.asarray(x)
-    key = ("layer", layer.id, x.ndim) if key is None else ("group", key, x.ndim)
-    pl = prepared.get(key)
-    if pl is None:
-        pl = prepared[key] = interpret(layer, file, x.ndim)
-    et = _checked_before(prepared, key + (x.shape, x.dtype), lambda: _checked(layer, file, x, pl, declared))
-    spec, crop = negpads.fit(pl, x.shape)
-
-    def run_on(xc, indices):
-        if crop is None:
-            return pool(xc, spec, indices=indices, threads=threads)
-        return negpads.run(lambda *a, **k: pool(*a, threads=threads, **k), xc, pl, spec, crop, indices)
-    try:
-        if pl.outputs == 2 and indices:
-            if pl.index_type not in _RUN_INDEX_TYPES:
-                raise IRError(f"{pl.op} with index_element_type {pl.index_type}: OpenVINO's CPU plugin compiles it,"
-                              " and fails running it when its indices output is used (\"Reference node ..."
-                              " evaluation failed\"; it runs i16, u16, i32, u32, i64 and u64 indices; measured,"
-                              " 2026.4.1)", code="bad-precision")
-            y, i = run_on(et.to_compute(x), True)
-            return [et.from_compute(y), i.astype(element_type(pl.index_type).dtype(), copy=False)]
-        return [et.from_compute(run_on(et.to_compute(x), False))]
-    except IRError as e:
-        raise e.located(**layer.where(file)) from None
-
-
-def _checked(layer: Layer, file, x: np.ndarray, pl, declared: bool = True):
-    """The ElementType a pooling layer runs an array in, once its shape and type are known to fit the layer.
-    `declared`: the array must fit the layer's input port, as the only declaration a layer run alone has (in a
-    net, OpenVINO takes what the producer gives, whatever the port declares)."""
-    if declared:
-        _check_declared_input(layer, file, x)
-    check_dims(pl, x.shape, file)
-    et = of_dtype(x.dtype)
-    why = f"irpool has no IR element type for arrays of {x.dtype}" if et is None else None
-    if et is not None:
-        refusal = type_refusal(pl, et, channels=x.shape[1], hint_f32=True)   # (run computes as with the hint)
-        if refusal and (refusal[0] == "bad-precision" or et.compute is None):
-            why = refusal[1]                # (a type some CPUs compile runs where irpool knows how it pools)
-    if not why and pl.spec.reduction == "avg" and not et.averages:
-        why = f"irpool does not reproduce how OpenVINO's CPU plugin rounds an average to {et.name}"
-    if why:
-        raise IRError(why, code="unsupported", **layer.where(file, layer.inputs[0].line))
-    return et
-
-
-def _check_declared_input(layer: Layer, file, x: np.ndarray) -> None:
-    """The input array must fit the dims the layer's input port declares (intervals and -1 fit anything within),
-    and its precision, where it names one: as a Parameter's in a whole net (and onnxruntime's inputs)."""
-    et = element_type(layer.inputs[0].precision) if layer.inputs else None
-    try:
-        want = et.dtype() if et is not None else None
-    except IRError:
-        want = None                             # (a type numpy lacks without ml-dtypes: run says so itself)
-    if want is not None and x.dtype != want:
-        raise IRError(f"input array has element type {x.dtype}, input port {layer.inputs[0].id} declares"
-                      f" {layer.inputs[0].precision} ({want})", code="bad-input",
-                      **layer.where(file, layer.inputs[0].line))
-    declared = layer.inputs[0].dims
-    if declared and (x.ndim != len(declared) or not all(compatible(d, n) for d, n in zip(declared, x.shape))):
-        raise IRError(f"input array has shape {list(x.shape)}, input port {layer.inputs[0].id} declares"
-                      f" [{','.join(map(str, layer.inputs[0].raw_dims))}]", code="bad-input",
-                      **layer.where(file, layer.inputs[0].line))
-
-
-def _shape_input(layer: Layer, file, found: dict, ops: dict, edges: dict, bin_path) -> tuple:
-    """(values, where) of a family layer's shape input: the Const that feeds it, read from the weights file, or
-    the shape subgraph fold.py folds (ops: its layers by id; edges: (layer id, port id) -> (layer id, port id))."""
-    what = shape_input_name(layer)
-    if len(layer.inputs) != 2:
-        interpret_family(layer, file, None, (), {})                 # raises: not two inputs
-    src = edges.get((layer.id, layer.inputs[1].id))
-    try:
-        values, source = fold.shape_input(what, src, ops, edges, found, bin_path, file)
-    except fold.Unknown as e:
-        raise IRError(str(e), code="unchecked" if e.missing else "unsupported",
-                      **layer.where(file, layer.inputs[1].line)) from None
-    return values, source.where(file)
-
-
-def _execute_family(layer: Layer, file, x, shape_input: tuple, threads) -> list:
-    """An adaptive pool, or a reduction over the spatial axes, on the one core (values and, for AdaptiveMaxPool,
-    indices)."""
-    x = np.asarray(x)
-    values, const_where = shape_input
-    fl = interpret_family(layer, file, x.ndim, values, const_where)
-    if fl is None:
-        raise IRError(f"{layer.type} over axes {[int(v) for v in values]} of an input of rank {x.ndim} is not a"
-                      " pooling: irpool runs reductions over exactly the spatial axes 2..rank-1", code="unsupported",
-                      **layer.where(file))
-    _check_declared_input(layer, file, x)
-    et = of_dtype(x.dtype)
-    runs = load_defs("openvino")["ops"][fl.op]["run_types"]
-    if et is None or et.name not in runs:
-        raise IRError(f"irpool runs {fl.op} on {', '.join(runs)} (measured against the CPU plugin), not on"
-                      f" {et.name if et else x.dtype}", code="unsupported", **layer.where(file, layer.inputs[0].line))
-    xc = et.to_compute(x)                   # in the type the plugin computes it in (as for MaxPool, measured)
-    try:
-        if fl.family == "adaptive":
-            if fl.outputs == 2:
-                y, i = adaptive_pool(xc, fl.out_sizes, "max", indices=True,
-                                     index_dtype=element_type(fl.index_type).dtype())
-                return [et.from_compute(y), i]
-            return [et.from_compute(adaptive_pool(xc, fl.out_sizes, fl.reduction))]
-        # (the plugin's ReduceMean adds in an order that follows its layout in the graph and the CPU's vector
-        # width: no order is its own, docs/exactness.md)
-        spec = PoolSpec(kernel=x.shape[2:], reduction=fl.reduction, count="exclude_pad", sum_order="any")
-        y = et.from_compute(pool(xc, spec, threads=threads))
-        return [y if fl.keep_dims else y.reshape(x.shape[:2])]
-    except IRError as e:
-        raise e.located(**layer.where(file)) from None
-
-
-def _feed(layer: Layer, file, x, prepared: dict) -> np.ndarray:
-    """Check an input array against its Parameter's shape (intervals and dynamic rank included) and type,
-    read once per Parameter into `prepared`."""
-    x = np.asarray(x)
-    _checked_before(prepared, ("fed", layer.id, x.shape, x.dtype), lambda: _fits(layer, file, x, prepared))
-    return x
-
-
-def _fits(layer: Layer, file, x: np.ndarray, prepared: dict) -> bool:
-    """An input array's shape and type against its Parameter's: True, or an IRError."""
-    shape, et_text, et = prepared.get(layer.id) or prepared.setdefault(layer.id, _parameter(layer, file))
-    if shape is not None and (len(shape) != x.ndim or not all(compatible(s, n) for s, n in zip(shape, x.shape))):
-        raise IRError(f"input {layer.name!r} has shape {list(x.shape)}, the Parameter declares {shape_text(shape)}",
-                      code="bad-input", **layer.where(file))
-    if et is not None and x.dtype != et.dtype():
-        raise IRError(f"input {layer.name!r} has element type {x.dtype}, the Parameter declares {et_text}"
-                      f" ({et.dtype()})", code="bad-input", **layer.where(file))
-    return True
-
-
-def _parameter(layer: Layer, file) -> tuple:
-    """(shape, element type as written, ElementType) of a Parameter; IRError for what cannot be fed."""
-    try:
-        shape = parse_shape(layer.data["shape"]) if "shape" in layer.data else \
-            (layer.outputs[0].dims if layer.outputs else None)
-    except ValueError:
-        raise IRError(f'Parameter shape="{layer.data.get("shape")}" is not a shape', code="bad-attribute",
-                      **layer.where(file, layer.data_line)) from None
-    et_text = layer.data.get("element_type") or (layer.outputs[0].precision if layer.outputs else None)
-    et = element_type(et_text)
-    if et_text is not None and (et is None or et.numpy is None):
-        raise IRError(f"Parameter element_type {et_text!r} is not one irpool can make arrays of", code="unsupported",
-                      **layer.where(file, layer.data_line))
-    return shape, et_text, et
-
-
-def _bind_inputs(params: list, file, inputs) -> dict:
-    """Parameter layer id -> array, from a name/tensor-name mapping or a lone array."""
-    if not isinstance(inputs, dict):
-        if len(params) != 1:
-            raise IRError(f"the net has {len(params)} Parameters; give inputs as a dict by name", file=file,
-                          code="bad-input")
-        return {params[0].id: inputs}
-    names = {}
-    for p in params:
-        keys = {p.name} | {n.strip() for port in p.outputs for n in (port.names or "").split(",") if n.strip()}
-        for k in keys:
-            names[k] = p
-    unknown = [k for k in inputs if k not in names]
-    if unknown:
-        raise IRError(f"no Parameter is named {', '.join(map(repr, unknown))}; the net's inputs are"
-                      f" {', '.join(repr(p.name) for p in params)}", file=file, code="bad-input")
-    bound = {}
-    for k, v in inputs.items():
-        bound[names[k].id] = v
-    missing = [p for p in params if p.id not in bound]
-    if missing:
-        raise IRError(f"no input given for Parameter {missing[0].name!r}", code="bad-input",
-                      **missing[0].where(file))
-    return bound
 
 
 class Program:
@@ -273,16 +70,12 @@ class Program:
         self.lines, self.source = array("i"), array("i")   # row -> line (-1: none); -> producer row * 4 + port
         self.results = array("i")                           # the Result rows, in file order
         self._keys, self._result_names, self._other_ports, pending, error = {}, {}, set(), [], None
-        for holder, n in doc.batches():
-            if holder is None:
-                self.snippet = read_layer(n, doc.problems)
-                continue
-            for el in holder[:n]:
-                if not belongs(el, holder, doc.problems):
-                    continue
-                if holder.tag == "layers":
-                    error = error or self._add(el, doc.problems)
-                    continue
+        for el in doc.elements():
+            if el.getparent() is None:                  # a bare <layer>
+                self.snippet = read_layer(el, doc.problems)
+            elif el.tag == "layer":
+                error = error or self._add(el, doc.problems)
+            else:
                 edge = read_edge(el, doc.problems)
                 if edge is not None:
                     error = error or self._edge(edge, pending)
@@ -321,23 +114,17 @@ class Program:
         input; its shape input is a Const read from the weights file, or folded from one (fold.py)."""
         key = str(key)
         by_id, by_name, pooling, found_consts, shape_ops, shape_edges = [], [], [], {}, {}, {}
-        for holder, n in doc.batches():
-            if holder is None:
-                by_id.append(read_layer(n, doc.problems))
-                continue
-            if holder.tag == "edges":
-                wanted = {layer.id for layer in by_id + by_name} | shape_ops.keys()
-                for el in holder[:n]:
-                    if el.get("to-layer") in wanted and belongs(el, holder, doc.problems):
-                        edge = read_edge(el, doc.problems)
-                        if edge is not None:
-                            shape_edges[(edge.to_layer, edge.to_port)] = (edge.from_layer, edge.from_port)
-                continue
-            if holder.tag != "layers":
-                continue
-            for el in holder[:n]:
-                if not belongs(el, holder, doc.problems):
-                    continue
+        wanted = None       # the layers whose input edges are kept: known once the edges come (after the layers)
+        for el in doc.elements():
+            if el.getparent() is None:                  # a bare <layer>
+                by_id.append(read_layer(el, doc.problems))
+            elif el.tag == "edge":
+                wanted = wanted if wanted is not None else {layer.id for layer in by_id + by_name} | shape_ops.keys()
+                if el.get("to-layer") in wanted:
+                    edge = read_edge(el, doc.problems)
+                    if edge is not None:
+                        shape_edges[(edge.to_layer, edge.to_port)] = (edge.from_layer, edge.from_port)
+            else:
                 if el.get("type") == "Const" and Const.may_be_shape(el):     # (weights: never a shape input)
                     found_consts[el.get("id")] = Const.of(el)
                 elif el.get("type") in fold.SHAPE_OPS and len(shape_ops) < fold.MOST_KEPT:
@@ -367,7 +154,7 @@ class Program:
         program = cls.__new__(cls)
         program.file, program.prepared, program.snippet, program.family = doc.file, {}, layer, None
         if is_family(layer):
-            program.family = _shape_input(layer, doc.file, found_consts, shape_ops, shape_edges,
+            program.family = shape_input(layer, doc.file, found_consts, shape_ops, shape_edges,
                                           consts.bin_path(bin, doc.file))
         return program
 
@@ -499,7 +286,7 @@ class Program:
         if self.snippet is not None:
             return self._run_snippet(inputs, threads)
         file, table, source = self.file, self.table, self.source
-        bound = _bind_inputs(self.params, file, inputs)
+        bound = bind_inputs(self.params, file, inputs)
         uses, other_uses = array("i", self.readers), dict(self.other_readers)
         values, results = {}, {}     # values: producer row * 4 + port -> array, freed after its last reader
         for row in self.order:
@@ -507,7 +294,7 @@ class Program:
             if value < 0:
                 layer = self.params[-1 - value]
                 if uses[row]:
-                    values[4 * row] = _feed(layer, file, bound[layer.id], self.prepared)
+                    values[4 * row] = feed(layer, file, bound[layer.id], self.prepared)
                 continue
             src = source[row]
             if src not in values:
@@ -528,9 +315,9 @@ class Program:
                 continue
             wanted = len(group.outputs) > 1 and 4 * row + 1 in self.other_readers
             try:
-                outs = _execute(group, file, x, threads, self.prepared, indices=wanted, key=value, declared=False)
+                outs = execute(group, file, x, threads, self.prepared, indices=wanted, key=value, declared=False)
             except IRError:
-                _execute(self._view(row), file, x, threads, {}, indices=wanted, declared=False)   # raises, naming it
+                execute(self._view(row), file, x, threads, {}, indices=wanted, declared=False)   # raises, naming it
                 raise
             del x
             for port, arr in enumerate(outs[:4]):
@@ -546,8 +333,8 @@ class Program:
                               code="bad-input", **layer.where(self.file))
             inputs = next(iter(inputs.values()))
         if self.family is not None:
-            outs = _execute_family(layer, self.file, inputs, self.family, threads)
+            outs = execute_family(layer, self.file, inputs, self.family, threads)
         else:
-            outs = _execute(layer, self.file, inputs, threads, self.prepared)
+            outs = execute(layer, self.file, inputs, threads, self.prepared)
         ids = [p.id for p in layer.outputs] + [str(i + 1) for i in range(len(layer.outputs), len(outs))]
         return dict(zip(ids, outs))
