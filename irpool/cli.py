@@ -15,7 +15,7 @@ EXIT_CODES = """exit status:
   0  every file is clean (warnings allowed, unless --strict)
   1  a finding that fails: an error (or, with --strict, a warning; a note never fails); --diff: a fix to
      make; explain: a layer cannot be computed, or a declared dim differs from the computed one
-  2  a file cannot be read or is not OpenVINO IR, or the command line is wrong
+  2  a file cannot be read or is neither OpenVINO IR nor an ONNX model, or the command line is wrong
   141  standard output was closed early (e.g. | head)"""
 
 
@@ -25,28 +25,12 @@ CONFIG = """configuration: [tool.irpool] in the nearest pyproject.toml (this fol
 
 
 def _check(args) -> int:
-    from . import config, formats
-    from .codes import known
+    from . import formats
     from .core import default_threads
-    from .inputs import check_all, expand
+    from .inputs import check_all
     from .terminal import Paint, Progress, wants_colour
-    cfg = config.read(config.nearest()) if not args.isolated else {}
-    ignore = known({c.strip() for c in ",".join(args.ignore).split(",") if c.strip()}, "--ignore") \
-        if args.ignore else cfg.get("ignore", set())
-    strict = cfg.get("strict", False) if args.strict is None else args.strict
-    exclude = args.exclude if args.exclude else cfg.get("exclude", [])
-    cpu = args.cpu if args.cpu is not None else cfg.get("cpu")
-    base = os.path.dirname(cfg["file"]) if "file" in cfg else None
-    items = expand(args.files, exclude, base)
-    if not items:
-        raise IRError(f"no IR .xml file or .onnx model under {', '.join(args.files)}")
-    if args.skip_non_ir:
-        items = [(name, source, True) for name, source, _ in items]
-    if args.bin is not None and len(items) != 1:
-        raise IRError(f"--bin names the weights file of one FILE; {len(items)} are given")
+    ignore, strict, cpu, items = _check_options(args)
     fixing = args.fix or args.diff
-    if args.fix and any(i[1] == "-" for i in items) and len(items) > 1:
-        raise IRError("--fix - writes the fixed document to standard output: give it alone")
     paint = Paint(args.format == "text" and not args.diff and wants_colour(sys.stdout))
     progress = Progress(len(items), sys.stderr)
     out = sys.stderr if args.fix and items[0][1] == "-" else sys.stdout
@@ -69,6 +53,37 @@ def _check(args) -> int:
             else:
                 formats.github(result, out)
     progress.clear()
+    return _check_end(args, results, changed, cpu, out)
+
+
+def _check_options(args) -> tuple:
+    """(codes to ignore, strict, the CPU tier, the items to check) from the command line over [tool.irpool]."""
+    from . import config
+    from .codes import known
+    from .inputs import expand
+    cfg = config.read(config.nearest()) if not args.isolated else {}
+    ignore = known({c.strip() for c in ",".join(args.ignore).split(",") if c.strip()}, "--ignore") \
+        if args.ignore else cfg.get("ignore", set())
+    strict = cfg.get("strict", False) if args.strict is None else args.strict
+    exclude = args.exclude if args.exclude else cfg.get("exclude", [])
+    cpu = args.cpu if args.cpu is not None else cfg.get("cpu")
+    base = os.path.dirname(cfg["file"]) if "file" in cfg else None
+    items = expand(args.files, exclude, base)
+    if not items:
+        raise IRError(f"no IR .xml file or .onnx model under {', '.join(args.files)}")
+    if args.skip_non_ir:
+        items = [(name, source, True) for name, source, _ in items]
+    if args.bin is not None and len(items) != 1:
+        raise IRError(f"--bin names the weights file of one FILE; {len(items)} are given")
+    if args.fix and any(i[1] == "-" for i in items) and len(items) > 1:
+        raise IRError("--fix - writes the fixed document to standard output: give it alone")
+    return ignore, strict, cpu, items
+
+
+def _check_end(args, results, changed, cpu, out) -> int:
+    """What check prints once every file is done (--diff's tally, the JSON or SARIF document, the summary line);
+    its exit status."""
+    from . import formats
     status = formats.exit_status(results)
     if args.diff:                                   # the diff alone on standard output, whatever the format
         s = formats.summary(results)
@@ -258,11 +273,20 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="irpool", formatter_class=fmt,
         description="Check, explain and run the pooling layers of OpenVINO IR files (MaxPool, AvgPool,"
-                    " AdaptiveAvgPool, AdaptiveMaxPool, and ReduceMean/ReduceMax over the spatial axes).",
+                    " AdaptiveAvgPool, AdaptiveMaxPool, and ReduceMean/ReduceMax over the spatial axes) and the"
+                    " pooling nodes of ONNX models (MaxPool, AveragePool, LpPool and their Global forms).",
         epilog=EXIT_CODES + "\n\nexamples:\n  irpool check model.xml models/ -j 4 --format github\n"
                             "  irpool run model.xml -i image=x.npy -o out.npz")
     parser.add_argument("--version", action="version", version=f"irpool {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (_check_parser, _run_parser, _codes_parser, _explain_parser):
+        add(sub, fmt)
+    _common_options(sub, tiers)
+    return parser
+
+
+def _check_parser(sub, fmt) -> None:
+    """irpool check."""
     p = sub.add_parser("check", formatter_class=fmt, help="check declared output dims, attributes, types and edges",
                        epilog=EXIT_CODES + "\n\n" + CONFIG + "\n\nexamples:\n  irpool check model.xml\n"
                                            "  irpool check --fix model.xml\n"
@@ -270,8 +294,8 @@ def _parser() -> argparse.ArgumentParser:
                                            "  irpool check models/ -q --format sarif > irpool.sarif\n"
                                            "  irpool check models/ -j 4 --ignore unknown-attribute --strict")
     p.add_argument("files", nargs="+", metavar="FILE",
-                   help="an IR .xml file, - for standard input, a pipe, or a folder (searched for .xml files;"
-                        " XML that is not IR is reported as skipped)")
+                   help="an IR .xml file, an .onnx model, - for standard input, a pipe, or a folder (searched for"
+                        " .xml and .onnx files; XML that is not IR is reported as skipped)")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", dest="format", action="store_const", const="json",
                      help="one JSON document: an entry per file (status, reason, findings), a summary, the version")
@@ -309,6 +333,10 @@ def _parser() -> argparse.ArgumentParser:
                         " takes them: its dynamic dims are judged with these (IR: as OpenVINO's reshape gives every"
                         " port); may be repeated")
     p.set_defaults(func=_check, format="text")
+
+
+def _run_parser(sub, fmt) -> None:
+    """irpool run."""
     p = sub.add_parser("run", formatter_class=fmt, help="execute a net of Parameter, pooling and Result layers",
                        epilog=EXIT_CODES + "\n\nexamples:\n  irpool run model.xml -i image=x.npy -o out.npz\n"
                                            "  irpool run layer.xml -i 0=x.npy\n"
@@ -328,22 +356,34 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--bin", metavar="PATH", help="the weights file, for --layer's shape input (default: the .bin"
                    " beside the .xml)")
     p.set_defaults(func=_run)
+
+
+def _codes_parser(sub, fmt) -> None:
+    """irpool codes."""
     p = sub.add_parser("codes", formatter_class=fmt, help="list the finding codes, or explain one",
                        epilog=EXIT_CODES + "\n\nexamples:\n  irpool codes\n  irpool codes shape-mismatch")
     p.add_argument("code", nargs="?", metavar="CODE", help="the code to explain")
     p.add_argument("--markdown", action="store_true", help="every code as the markdown page docs/codes.md")
     p.set_defaults(func=_codes)
+
+
+def _explain_parser(sub, fmt) -> None:
+    """irpool explain."""
     p = sub.add_parser("explain", formatter_class=fmt, help="show what decides each pooling layer's output",
                        epilog=EXIT_CODES + "\n\nexamples:\n  irpool explain model.xml --layer pool1\n"
                                            "  irpool explain model.xml --json")
-    p.add_argument("file", metavar="FILE", help="an IR .xml file, or - for standard input")
-    p.add_argument("--layer", metavar="ID|NAME", help="only the pooling layer with this id or name")
+    p.add_argument("file", metavar="FILE", help="an IR .xml file, an .onnx model, or - for standard input")
+    p.add_argument("--layer", metavar="ID|NAME", help="only the pooling layer (node) with this id or name")
     p.add_argument("--bin", metavar="PATH", help="the weights file (default: the .bin beside the .xml)")
     p.add_argument("--json", action="store_true", help="one JSON document instead of text")
     p.add_argument("--shape", action="append", default=[], metavar="NAME=1,3,224,224",
                    help="an input's sizes (an .onnx input, or an IR Parameter by name), as check --shape; may be"
                         " repeated")
     p.set_defaults(func=_explain)
+
+
+def _common_options(sub, tiers) -> None:
+    """The options every command but codes takes."""
     for name, p in sub.choices.items():
         if name == "codes":
             continue
@@ -357,7 +397,6 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("--isolated", action="store_true", help="read no pyproject.toml")
         p.add_argument("--max-bytes", type=_size, default=MAX_BYTES, metavar="N",
                        help="refuse a file larger than N bytes (suffixes K, M, G; default 1G)")
-    return parser
 
 
 def main(argv=None) -> int:

@@ -29,6 +29,31 @@ def adaptive_pool(x, out_sizes, reduction: str, *, indices: bool = False, index_
     """Pool x (N, C, *spatial) to (N, C, *out_sizes): values, or (values, indices) for max with `indices`."""
     x = np.asarray(x)
     out_sizes = tuple(int(o) for o in out_sizes)
+    _check(x, out_sizes, reduction, indices)
+    # a max compares in the input's type (float16 in float32); a sum runs in float32 (float64 for float64), and
+    # an integer average is rounded half to even, as the plugin's pools do
+    if reduction == "max":
+        ctype = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
+    else:
+        ctype = np.dtype(np.float64 if x.dtype == np.float64 else np.float32)
+    bins = [adaptive_bins(L, o) for L, o in zip(x.shape[2:], out_sizes)]
+    acc, flat = _taps(x.reshape((-1,) + x.shape[2:]), bins, out_sizes, reduction, ctype, indices)
+    if reduction == "avg":
+        n = len(out_sizes)
+        acc += 0.0                                  # the sum starts at +0.0: an all -0.0 bin gives +0.0
+        counts = 1
+        for i, (s, e) in enumerate(bins):
+            counts = counts * (e - s).astype(ctype).reshape([-1 if j == i else 1 for j in range(n)])
+        acc /= counts
+        if x.dtype.kind != "f":
+            np.rint(acc, out=acc)
+    values = acc.astype(x.dtype).reshape(x.shape[:2] + out_sizes)
+    if not indices:
+        return values
+    return values, flat.astype(index_dtype).reshape(x.shape[:2] + out_sizes)
+
+
+def _check(x, out_sizes, reduction, indices) -> None:
     if x.ndim != len(out_sizes) + 2:
         raise IRError(f"input has rank {x.ndim} but the output size has {len(out_sizes)} spatial axes"
                       f" (rank {len(out_sizes) + 2} expected)")
@@ -38,18 +63,14 @@ def adaptive_pool(x, out_sizes, reduction: str, *, indices: bool = False, index_
         raise IRError(f"adaptive pooling does not take element type {x.dtype}")
     if any(o < 0 for o in out_sizes) or any(L < 1 for L in x.shape[2:]):
         raise IRError(f"adaptive pooling of spatial dims {list(x.shape[2:])} to {list(out_sizes)} is not defined")
-    # a max compares in the input's type (float16 in float32); a sum runs in float32 (float64 for float64), and
-    # an integer average is rounded half to even, as the plugin's pools do
-    if reduction == "max":
-        ctype = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
-    else:
-        ctype = np.dtype(np.float64 if x.dtype == np.float64 else np.float32)
-    planes = x.reshape((-1,) + x.shape[2:])
-    bins = [adaptive_bins(L, o) for L, o in zip(x.shape[2:], out_sizes)]
+
+
+def _taps(planes, bins, out_sizes, reduction, ctype, indices):
+    """(the sums or maxima of every bin, a tap at a time, and the max's flat indices or None)."""
     widest = [int((e - s).max()) if s.size else 0 for s, e in bins]
     shape = (planes.shape[0],) + out_sizes
     n = len(out_sizes)
-    mult = [math.prod(x.shape[3 + i:]) for i in range(n)]
+    mult = [math.prod(planes.shape[2 + i:]) for i in range(n)]
     acc = np.zeros(shape, dtype=ctype)
     flat = np.zeros(shape, dtype=np.int64) if indices else None
     take = np.empty(shape, dtype=bool)
@@ -78,15 +99,4 @@ def adaptive_pool(x, out_sizes, reduction: str, *, indices: bool = False, index_
             np.copyto(acc, v, where=take)
             if indices:
                 np.copyto(flat, np.broadcast_to(where, shape), where=take)
-    if reduction == "avg":
-        acc += 0.0                                  # the sum starts at +0.0: an all -0.0 bin gives +0.0
-        counts = 1
-        for i, (s, e) in enumerate(bins):
-            counts = counts * (e - s).astype(ctype).reshape([-1 if j == i else 1 for j in range(n)])
-        acc /= counts
-        if x.dtype.kind != "f":
-            np.rint(acc, out=acc)
-    values = acc.astype(x.dtype).reshape(x.shape[:2] + out_sizes)
-    if not indices:
-        return values
-    return values, flat.astype(index_dtype).reshape(x.shape[:2] + out_sizes)
+    return acc, flat

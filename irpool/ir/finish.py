@@ -64,6 +64,19 @@ class Finish:
             if getattr(self.sigs.of(lid), "type", None) == "Parameter":
                 self.finding("duplicate-id", f"a later Parameter takes id {lid} again: read_model of IR v10 refuses"
                              " two inputs of one id (their names collide, model_reader.cpp)", line, el=el)
+        self.early_edges_now()
+        for lid in list(self.waiting):
+            self.waiting_chain(lid)
+        self.outer_waits()
+        self.held_verdicts()
+        if self.doc.is_snippet:
+            for message, line, el, _ in self.loose:
+                self.finding("edge-mismatch", message, line, el=el)
+            return
+        self.reader_verdicts()
+
+    def early_edges_now(self) -> None:
+        """The edges read before any layer, now that the layers are known."""
         graph, rows = self.graph, array("i")
         graph.ports.extend(bytes(len(self.seen) - len(graph.ports)))
         for fl, fp, tl, tp, line in self.early_edges:
@@ -73,30 +86,36 @@ class Finish:
             if ra is not None and tp in positions:
                 graph.edge(ra, rb, positions[tp], tp, line, rows)
         graph.batch(rows)
-        for lid in list(self.waiting):
-            stack = [lid]
-            while stack:
-                cur = stack[-1]
-                layer = self.waiting.get(cur)
-                if layer is None:
-                    stack.pop()
-                    continue
-                src = self.feeds.get((cur, layer.inputs[0].id))
-                if src is not None and src[0] in self.waiting and src[0] not in stack:
-                    stack.append(src[0])
-                    continue
+
+    def waiting_chain(self, lid) -> None:
+        """Waiting pooling layer `lid`, after the waiting layers that feed it: each on its producer's dims and type."""
+        stack = [lid]
+        while stack:
+            cur = stack[-1]
+            layer = self.waiting.get(cur)
+            if layer is None:
                 stack.pop()
-                del self.waiting[cur]
-                x = self.input_dims(layer, src)
-                joined = self.joins.pop((cur, layer.inputs[0].id), None)
-                if joined:
-                    port = layer.inputs[0]
-                    self.finding("edge-mismatch", joined[0], joined[1], layer, fix=fix_of(layer, port, x or [], "input"))
-                # its type: what a waiting layer before it gives, or its Parameter's element_type
-                judged = self.pooling(layer, x, self.given_type(*src) if src else None)
-                if judged.type is not None and layer.outputs:
-                    self.out_types[(cur, layer.outputs[0].id)] = judged.type
-        for fl, fp, tl, tp in self.outer_feeds:     # (its bodies take what the producer gives: the next pass)
+                continue
+            src = self.feeds.get((cur, layer.inputs[0].id))
+            if src is not None and src[0] in self.waiting and src[0] not in stack:
+                stack.append(src[0])
+                continue
+            stack.pop()
+            del self.waiting[cur]
+            x = self.input_dims(layer, src)
+            joined = self.joins.pop((cur, layer.inputs[0].id), None)
+            if joined:
+                port = layer.inputs[0]
+                self.finding("edge-mismatch", joined[0], joined[1], layer, fix=fix_of(layer, port, x or [], "input"))
+            # its type: what a waiting layer before it gives, or its Parameter's element_type
+            judged = self.pooling(layer, x, self.given_type(*src) if src else None)
+            if judged.type is not None and layer.outputs:
+                self.out_types[(cur, layer.outputs[0].id)] = judged.type
+
+    def outer_waits(self) -> None:
+        """What the producers of a TensorIterator/Loop/If's inputs give, where it is not what the ports declare:
+        its bodies take it in the next pass."""
+        for fl, fp, tl, tp in self.outer_feeds:
             want, dst = self.produced(fl, fp), self.sigs.of(tl)
             have = [lenient_dim(t) for t in dst.in_dims[tp]] if dst and dst.in_dims.get(tp) else None
             et = self.types.params[fl][0] if fl in self.types.params else self.given_type(fl, fp)
@@ -106,8 +125,12 @@ class Finish:
             declared = want == () or want == have
             if not declared or et is not None:
                 self.relook.add(Outer(tl, tp, None if declared or want is None else tuple(want), declared, et))
+
+    def held_verdicts(self) -> None:
+        """The CPU plugin's verdicts that waited for the consumers: element types (eltypes.py), outputs refused
+        unless used, pools kept in a type where nothing runs them as f32, Converts fused into a pool."""
         start = len(self.report.findings)
-        self.say(self.types.finish())                       # (element types that wait for the edges: eltypes.py)
+        self.say(self.types.finish())
         self.build_time.extend(range(start, len(self.report.findings)))
         for code, message, line, layer in self.unless_used.values():
             if layer.id not in self.f32_chain:
@@ -117,15 +140,15 @@ class Finish:
             self.say_f32_chain()
         if self.fused and self.doc.ir_version != "10":     # (v10's reading converts every bf16 output to f32)
             self.say_fused()
-        if self.doc.is_snippet:
-            for message, line, el, _ in self.loose:
-                self.finding("edge-mismatch", message, line, el=el)
-            return
+
+    def reader_verdicts(self) -> None:
+        """What OpenVINO's reader makes of the graph (graph.py): its refusals; the errors of layers it never builds
+        become `unbuilt` warnings, and so do edges with a missing end into them."""
         seen, findings = self.seen, self.report.findings
         late = [k for k in self.build_time if findings[k].severity == "error" and findings[k].code not in _DECLARED]
-        found, built = graph.problems(len(seen), seen.id,
-                                      lambda r: [pid for pid, _ in self.sigs.at(seen.value[r]).inputs],
-                                      ask=bool(self.loose or late))
+        found, built = self.graph.problems(len(seen), seen.id,
+                                           lambda r: [pid for pid, _ in self.sigs.at(seen.value[r]).inputs],
+                                           ask=bool(self.loose or late))
         for k in late:
             f, row = findings[k], seen.row(findings[k].layer_id)
             if row is not None and not built[row]:

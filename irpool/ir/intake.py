@@ -36,19 +36,14 @@ _U64_ID = re.compile(r"\s*\+?[0-9]+")   # a layer id as pugixml's as_ullong take
 
 class Intake:
     def layers(self, holder, n) -> None:
-        problems, seen, snippet = self.doc.problems, self.seen, self.doc.is_snippet
+        """A batch of <layers>' children, each read light where it can be (the common case) or in full."""
+        problems = self.doc.problems
         for el in holder[:n]:
             if el.tag != "layer":
                 belongs(el, holder, problems)               # (a problem, with its line)
                 continue
-            lid, ltype, name = el.get("id"), op_type(el), el.get("name")
-            if (lid is None or ltype is None or name is None or el.get("version") is None) and not snippet:
-                missing = [a for a in REQUIRED if el.get(a) is None]
-                self.finding("bad-structure", f"<layer> lacks {', '.join(missing)}: OpenVINO requires id, name, type"
-                             " and version on every layer, and refuses the file", line_of(el), el=el)
-            elif lid is not None and not snippet and not (lid.isdigit() or _U64_ID.fullmatch(lid) and int(lid) < 1 << 64):
-                self.finding("bad-structure", f'<layer id="{lid}">: read_model reads a layer id as an unsigned'
-                             " 64-bit number, and refuses the file", line_of(el), el=el)
+            lid, ltype = el.get("id"), op_type(el)
+            self.id_problems(el, lid, ltype)
             if lid in self.shadow:
                 k = self.occurrences[lid] = self.occurrences.get(lid, 0) + 1
                 if k < self.shadow[lid]:
@@ -56,49 +51,18 @@ class Intake:
                     continue
             if ltype == "Parameter":
                 self.param_order.append(lid)
-            new = seen.row(lid) is None
+            new = self.seen.row(lid) is None
             if not new:
                 self.dups[lid] = self.dups.get(lid, 1) + 1      # (judged in the next pass, the last layer built)
                 self.finding("duplicate-id", f"layer id {lid} is used by more than one layer", line_of(el), el=el)
-            if ltype in BODY_TYPES:
-                for code, message, line in portmaps.problems(el):
-                    self.build_time.append(len(self.report.findings))
-                    self.finding(code, message, line, el=el)
-                declared = declared_inputs(el)
-                self.holder_types[lid] = declared[1]
-                for body in el.iterchildren(*BODIES):
-                    self.body(el, body, declared)
-            elif ltype == "Const":
-                data = el.find("data")
-                given = self.const_type(el, data)
-                if lid in self.keep_consts or Const.may_be_shape(el, data):
-                    self.consts[lid] = Const.of(el)     # (weights are never a shape input: not kept, flat memory)
-                self.port_count(el)
-            elif ltype == "Result":
-                self.port_count(el)
-            elif ltype in SHAPE_OPS and len(self.shape_ops) < MOST_KEPT:
-                self.shape_ops[lid] = read_layer(el, [])        # (its problems are found below, as for any layer)
-            elif ltype in FAMILY_TYPES:
+            given = self.by_type(el, lid, ltype)
+            if ltype in FAMILY_TYPES:
                 self.layer(read_layer(el, problems))
                 continue
-            if ltype == "Parameter" or ltype in POOL_TYPES:
-                key = content_key(el)
-                known = self.clean.get(key)
-                if known is None or lid in self.wait or lid in self.forced:
-                    self.layer(read_layer(el, problems), key)
-                    continue
-                ports, rec, judged = known
-                if rec is not None:                         # explain: the same record, for this layer
-                    self.emit(rec | dict(layer=replace(rec["layer"], id=lid, name=name, line=line_of(el))))
-                if ltype in POOL_TYPES:
-                    self.report.count(ltype)
-            else:
-                ports = light_ports(el)
-                if ports is None:
-                    self.layer(read_layer(el, problems))
-                    continue
-            if new:
-                self.remember(lid, name, ltype, ports, el)
+            read = self.light(el, lid, ltype)
+            if read is not None and new:
+                ports, judged = read
+                self.remember(lid, el.get("name"), ltype, ports, el)
                 if ltype in POOL_TYPES:
                     self.types.keep(len(self.seen) - 1, judged)
                 elif ltype == "Const":
@@ -106,6 +70,64 @@ class Intake:
                 elif ltype in ("Convert", "Parameter"):
                     data = el.find("data")
                     self.source(len(self.seen) - 1, ltype, data.attrib if data is not None else None)
+
+    def id_problems(self, el, lid, ltype) -> None:
+        """The attributes every layer of a net needs, and an id read_model reads (an unsigned 64-bit number)."""
+        if self.doc.is_snippet:
+            return
+        if lid is None or ltype is None or el.get("name") is None or el.get("version") is None:
+            missing = [a for a in REQUIRED if el.get(a) is None]
+            self.finding("bad-structure", f"<layer> lacks {', '.join(missing)}: OpenVINO requires id, name, type"
+                         " and version on every layer, and refuses the file", line_of(el), el=el)
+        elif not (lid.isdigit() or _U64_ID.fullmatch(lid) and int(lid) < 1 << 64):
+            self.finding("bad-structure", f'<layer id="{lid}">: read_model reads a layer id as an unsigned'
+                         " 64-bit number, and refuses the file", line_of(el), el=el)
+
+    def by_type(self, el, lid, ltype):
+        """What a TensorIterator, Loop or If (its bodies), a Const (its type and, if it may be a shape input, its
+        <data>), a Result, or a shape op needs kept or judged; a Const's element type."""
+        if ltype in BODY_TYPES:
+            for code, message, line in portmaps.problems(el):
+                self.build_time.append(len(self.report.findings))
+                self.finding(code, message, line, el=el)
+            declared = declared_inputs(el)
+            self.holder_types[lid] = declared[1]
+            for body in el.iterchildren(*BODIES):
+                self.body(el, body, declared)
+        elif ltype == "Const":
+            data = el.find("data")
+            given = self.const_type(el, data)
+            if lid in self.keep_consts or Const.may_be_shape(el, data):
+                self.consts[lid] = Const.of(el)     # (weights are never a shape input: not kept, flat memory)
+            self.port_count(el)
+            return given
+        elif ltype == "Result":
+            self.port_count(el)
+        elif ltype in SHAPE_OPS and len(self.shape_ops) < MOST_KEPT:
+            self.shape_ops[lid] = read_layer(el, [])        # (its problems are found below, as for any layer)
+        return None
+
+    def light(self, el, lid, ltype):
+        """(its ports as (id, raw dims) pairs, the type a pool was judged on) of a layer read light: a Parameter or
+        pool written as one already found clean (content_key), or a layer irpool does not model; None where it is
+        read in full instead (self.layer has done all)."""
+        if ltype == "Parameter" or ltype in POOL_TYPES:
+            key = content_key(el)
+            known = self.clean.get(key)
+            if known is None or lid in self.wait or lid in self.forced:
+                self.layer(read_layer(el, self.doc.problems), key)
+                return None
+            ports, rec, judged = known
+            if rec is not None:                         # explain: the same record, for this layer
+                self.emit(rec | dict(layer=replace(rec["layer"], id=lid, name=el.get("name"), line=line_of(el))))
+            if ltype in POOL_TYPES:
+                self.report.count(ltype)
+            return ports, judged
+        ports = light_ports(el)
+        if ports is None:
+            self.layer(read_layer(el, self.doc.problems))
+            return None
+        return ports, None
 
     def source(self, row, layer_type, data) -> None:
         """A Parameter, Const or Convert: the type it gives (types.source); a Convert to another type than bf16

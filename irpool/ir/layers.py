@@ -138,8 +138,32 @@ def interpret(layer: Layer, file: str | None, rank: int | None = -1, ir_version:
     if rank is not None and not 3 <= rank <= 5:
         raise IRError(f"{op} takes an input of rank 3, 4 or 5; input port {layer.inputs[0].id} has rank {rank}",
                       code="bad-rank", **layer.where(file, layer.inputs[0].line))
-    defs, attrs, lenient = definition["attributes"], {}, []
-    spatial = None
+    defs, lenient = definition["attributes"], []
+    attrs = _attributes(layer, op, defs, rank, lenient, where)
+    raw_pads = _pads(layer, op, attrs, lenient, where)
+    if op == "AvgPool-16" and not attrs.get("dilations"):
+        raise IRError(f"{op} without dilations (or with an empty list): OpenVINO 2026.4.1 reads it, and crashes"
+                      " compiling it (a segmentation fault, whatever the input)", code="bad-attribute", **where)
+    unknown = [k for k in layer.data if k not in defs]
+    index_type = attrs.get("index_element_type", "i64")
+    try:
+        spec = PoolSpec(kernel=attrs["kernel"], strides=attrs["strides"], dilations=attrs.get("dilations") or None,
+                        pads_begin=attrs.get("pads_begin") or None, pads_end=attrs.get("pads_end") or None,
+                        rounding=attrs["rounding_type"], auto_pad=attrs["auto_pad"],
+                        reduction=definition["reduction"],
+                        count="exclude_pad" if attrs.get("exclude-pad", True) else "include_openvino",
+                        index_axis=attrs.get("axis", 0), index_dtype="int32" if index_type == "i32" else "int64")
+    except IRError as e:
+        raise IRError(f"{op}: {e.reason}", code="bad-attribute", **where) from None
+    if "axis" in attrs and rank is not None and not -rank <= attrs["axis"] < rank:
+        raise IRError(f"{op}: axis {attrs['axis']} is out of the range [{-rank}, {rank - 1}] of an input of"
+                      f" rank {rank}", code="bad-attribute", **where)
+    return PoolLayer(layer, op, spec, definition["outputs"], unknown, index_type, lenient, raw_pads)
+
+
+def _attributes(layer: Layer, op: str, defs: dict, rank, lenient: list, where: dict) -> dict:
+    """The op's attributes as OpenVINO reads them, its defaults where they are not written."""
+    attrs, spatial = {}, None
     for name in ["kernel"] + [n for n in defs if n != "kernel"]:         # the kernel sets the lists' length
         d = defs[name]
         try:
@@ -156,7 +180,13 @@ def interpret(layer: Layer, file: str | None, rank: int | None = -1, ir_version:
                                   f" has {rank - 2} spatial axes")
         except IRError as e:
             raise IRError(f"{op}: {e.reason}", code="bad-attribute", **where) from None
-    raw_pads = None
+    return attrs
+
+
+def _pads(layer: Layer, op: str, attrs: dict, lenient: list, where: dict):
+    """Pads as OpenVINO takes them (attrs made non-negative in place); the pads as written where one is negative
+    (negpads.py), else None."""
+    raw_pads, spatial = None, len(attrs["kernel"])
     if attrs["auto_pad"] == "explicit" and any(v < 0 for n in _LOOSE_PADS for v in attrs.get(n) or ()):
         raw_pads = tuple(tuple(attrs.get(n) or (0,) * spatial) for n in _LOOSE_PADS)   # (negpads.py)
         for n in _LOOSE_PADS:
@@ -179,24 +209,7 @@ def interpret(layer: Layer, file: str | None, rank: int | None = -1, ir_version:
             lenient.append(f'{name}="{layer.data[name]}": out of range, but auto_pad {attrs["auto_pad"]} makes'
                            " OpenVINO ignore it")
             attrs[name] = tuple(0 for _ in vals)
-    if op == "AvgPool-16" and not attrs.get("dilations"):
-        raise IRError(f"{op} without dilations (or with an empty list): OpenVINO 2026.4.1 reads it, and crashes"
-                      " compiling it (a segmentation fault, whatever the input)", code="bad-attribute", **where)
-    unknown = [k for k in layer.data if k not in defs]
-    index_type = attrs.get("index_element_type", "i64")
-    try:
-        spec = PoolSpec(kernel=attrs["kernel"], strides=attrs["strides"], dilations=attrs.get("dilations") or None,
-                        pads_begin=attrs.get("pads_begin") or None, pads_end=attrs.get("pads_end") or None,
-                        rounding=attrs["rounding_type"], auto_pad=attrs["auto_pad"],
-                        reduction=definition["reduction"],
-                        count="exclude_pad" if attrs.get("exclude-pad", True) else "include_openvino",
-                        index_axis=attrs.get("axis", 0), index_dtype="int32" if index_type == "i32" else "int64")
-    except IRError as e:
-        raise IRError(f"{op}: {e.reason}", code="bad-attribute", **where) from None
-    if "axis" in attrs and rank is not None and not -rank <= attrs["axis"] < rank:
-        raise IRError(f"{op}: axis {attrs['axis']} is out of the range [{-rank}, {rank - 1}] of an input of"
-                      f" rank {rank}", code="bad-attribute", **where)
-    return PoolLayer(layer, op, spec, definition["outputs"], unknown, index_type, lenient, raw_pads)
+    return raw_pads
 
 
 def check_dims(pl: PoolLayer, dims, file: str | None) -> None:

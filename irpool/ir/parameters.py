@@ -44,32 +44,7 @@ def check_output_precisions(net, layer: Layer) -> None:
 
 class Parameters:
     def parameter(self, layer: Layer) -> None:
-        et_text = layer.data.get("element_type")
-        et = element_type(et_text)
-        given = self.forced[layer.id][2] if layer.id in self.forced else None    # a body's: the outer input's type
-        if given is not None and (et_text is None or et is not None and et_text == et.name):
-            if et_text != given.name:           # (OpenVINO reads the declared type, checks the body on it, then
-                self.declared_differs = True    # takes the input's)
-                said = f"element_type={et_text}" if et_text is not None else "has no element_type"
-                self.finding("precision-mismatch", f"Parameter {said}: OpenVINO gives this body"
-                             f" Parameter {given.name}, what {self.forced[layer.id][1]} receives", layer.data_line,
-                             layer)
-            layer = replace(layer, data={**layer.data, "element_type": given.name})
-            et_text, et = given.name, given
-        if et_text is None:
-            self.finding("bad-attribute", "Parameter has no element_type: OpenVINO reads it as dynamic, which the CPU"
-                         " plugin does not compile (\"Cannot allocate memory for incompatible descriptors\")",
-                         layer.data_line, layer)
-        elif et is None:
-            self.finding("bad-attribute", f'Parameter element_type="{et_text}" is not an element type OpenVINO'
-                         " reads", layer.data_line, layer)
-        elif et_text.lower() != et.name:               # (a name in any case is read: F32, Bf16; FP32 is not)
-            self.finding("bad-attribute", f'Parameter element_type="{et_text}" is not written as OpenVINO names'
-                         f' element types ("{et.name}", in any case): read_model refuses the file ("is not a member'
-                         ' of enum element::Type_t")', layer.data_line, layer)
-        elif et.name in _PARAMETER_REFUSED:
-            self.finding("bad-precision", f"Parameter element_type={et.name}: {_PARAMETER_REFUSED[et.name]}",
-                         layer.data_line, layer)
+        layer = self.parameter_type(layer)
         if (len(layer.outputs) > 1 or layer.inputs) and self.doc.ir_version != "10":
             self.finding("bad-structure", f"a Parameter has one output port and no input, the layer declares"
                          f" {len(layer.outputs)} and {len(layer.inputs)}: read_model refuses the file (\"node index is"
@@ -104,6 +79,37 @@ class Parameters:
             if not compatible(s, d):
                 self.finding("shape-mismatch", f"{what} dim {i} is {text(s)}, its output port {port.id}"
                              f" declares {text(d)}", port.dim_lines[i], layer)
+
+    def parameter_type(self, layer: Layer) -> Layer:
+        """Its element_type as OpenVINO reads it (a body Parameter's: the outer input's, said where it differs);
+        the layer, with the type it takes."""
+        et_text = layer.data.get("element_type")
+        et = element_type(et_text)
+        given = self.forced[layer.id][2] if layer.id in self.forced else None    # a body's: the outer input's type
+        if given is not None and (et_text is None or et is not None and et_text == et.name):
+            if et_text != given.name:           # (OpenVINO reads the declared type, checks the body on it, then
+                self.declared_differs = True    # takes the input's)
+                said = f"element_type={et_text}" if et_text is not None else "has no element_type"
+                self.finding("precision-mismatch", f"Parameter {said}: OpenVINO gives this body"
+                             f" Parameter {given.name}, what {self.forced[layer.id][1]} receives", layer.data_line,
+                             layer)
+            layer = replace(layer, data={**layer.data, "element_type": given.name})
+            et_text, et = given.name, given
+        if et_text is None:
+            self.finding("bad-attribute", "Parameter has no element_type: OpenVINO reads it as dynamic, which the CPU"
+                         " plugin does not compile (\"Cannot allocate memory for incompatible descriptors\")",
+                         layer.data_line, layer)
+        elif et is None:
+            self.finding("bad-attribute", f'Parameter element_type="{et_text}" is not an element type OpenVINO'
+                         " reads", layer.data_line, layer)
+        elif et_text.lower() != et.name:               # (a name in any case is read: F32, Bf16; FP32 is not)
+            self.finding("bad-attribute", f'Parameter element_type="{et_text}" is not written as OpenVINO names'
+                         f' element types ("{et.name}", in any case): read_model refuses the file ("is not a member'
+                         ' of enum element::Type_t")', layer.data_line, layer)
+        elif et.name in _PARAMETER_REFUSED:
+            self.finding("bad-precision", f"Parameter element_type={et.name}: {_PARAMETER_REFUSED[et.name]}",
+                         layer.data_line, layer)
+        return layer
 
     def _forced_shape(self, layer: Layer, declared):
         """A body Parameter's shape as OpenVINO gives it (the outer input's). A declared shape other than that is

@@ -222,6 +222,23 @@ class Pooling:
 
     def family(self, layer: Layer, x_dims, in_type=None) -> Judged:
         """An adaptive pool, or a reduction that may be a global pool, once its shape input is known."""
+        fl = self.family_layer(layer, x_dims)
+        if fl is None:
+            return Judged(None, None)
+        self.report.count(fl.kind)
+        self.attributes(layer, fl.op, fl.unknown, fl.lenient)
+        et = in_type or input_precision(self, layer)
+        self.family_types(layer, fl, et)
+        self.extra_outputs(layer, fl.op, fl.outputs)
+        computed = fl.output_dims(x_dims)
+        how = fl.arithmetic(x_dims)
+        for k, port in enumerate(layer.outputs[: fl.outputs]):
+            self.family_port(layer, fl, port, et if k == 0 else None, computed, how)
+        return Judged(et, self.record(layer, x_dims, family=fl, computed=computed, how=how))
+
+    def family_layer(self, layer: Layer, x_dims):
+        """Its FamilyLayer, read with its shape input's values (a Const's, or folded: fold.py); None where it is not
+        known (said), is refused (said), or is a reduction that is not a global pool."""
         rank = None if x_dims is None else len(x_dims)
         shape_port = layer.inputs[1] if len(layer.inputs) >= 2 else None
         src = self.feeds.get((layer.id, shape_port.id)) if shape_port else None
@@ -229,7 +246,7 @@ class Pooling:
         if src is not None and src[0] not in self.consts and src[0] not in self.keep_consts \
                 and getattr(self.sigs.of(src[0]), "type", None) == "Const":
             self.relook.add(KeepConst(src[0]))      # (a Const not kept: judged in the next pass, with it kept)
-            return Judged(None, None)
+            return None
         try:
             if shape_port is None:
                 interpret_family(layer, self.file, rank, (), {}, self.doc.ir_version)   # raises: no inputs
@@ -240,11 +257,11 @@ class Pooling:
                 self.finding("unchecked", str(e), shape_port.line, layer)
                 self.report.uncheck(layer.type, "their shape inputs are in a weights file that is not there"
                                     if e.missing else "their shape inputs are not known")
-                return Judged(None, None)
+                return None
             early = read_model_values(source, self.bin, self.file)
             if early is not None:
                 self.packed(layer, rank, source, early, values)
-            fl = interpret_family(layer, self.file, rank, values, source.where(self.file), self.doc.ir_version)
+            return interpret_family(layer, self.file, rank, values, source.where(self.file), self.doc.ir_version)
         except IRError as e:
             if e.code == "bad-weights":
                 e = e.located(**layer.where(self.file))
@@ -252,13 +269,12 @@ class Pooling:
                              e.line, el={"id": e.layer_id, "name": e.layer_name, "type": e.layer_type})
             else:
                 self.finding(e.code, e.reason, e.line or layer.line, layer)
-            return Judged(None, None)
-        if fl is None:
-            return Judged(None, None)                       # a reduction, but not a global pool: not pooling
-        self.report.count(fl.kind)
-        self.attributes(layer, fl.op, fl.unknown, fl.lenient)
+            return None
+
+    def family_types(self, layer: Layer, fl, et) -> None:
+        """The input types the op takes, and the index types the plugin compiles (for a global one, only where an
+        edge reads its indices)."""
         d = load("openvino")["ops"][fl.op]
-        et = in_type or input_precision(self, layer)
         if et is not None and et.name not in d["input_types"]:
             by = "its op validation" if et.name in d.get("validation_refuses", ()) else "the CPU plugin, on any CPU"
             self.finding("bad-precision", f"{fl.op} on {et.name} is refused by {by} (it takes"
@@ -277,32 +293,30 @@ class Pooling:
                                               " global one whose indices nothing reads becomes a ReduceMax)")
             else:
                 self.finding("bad-precision", why, layer.data_line, layer)
-        self.extra_outputs(layer, fl.op, fl.outputs)
-        computed = fl.output_dims(x_dims)
-        how = fl.arithmetic(x_dims)
-        for k, port in enumerate(layer.outputs[: fl.outputs]):
-            want = (et.name if et is not None else None) if k == 0 else fl.index_type
-            got = element_type(port.precision)
-            if got is not None and want is not None and got.name != want:
-                gives = "the input's" if k == 0 else "index_element_type"
-                self.finding("precision-mismatch", f"output port {port.id} declares precision {port.precision};"
-                             f" {fl.op} gives {gives} {want}", port.line, layer)
-            if computed is None:
-                continue
-            if port.dims and len(port.dims) != len(computed):
-                self.finding("shape-mismatch", f"output port {port.id} has rank {len(port.dims)}, {fl.op} gives rank"
-                             f" {len(computed)} ({'; '.join(how)})", port.line, layer)
-                self.outputs[(layer.id, port.id)] = computed
-                continue
-            bad = [i for i, (dd, c) in enumerate(zip(port.dims, computed)) if not compatible(dd, c)]
-            if bad:
-                names = ["N", "C"] + list(axis_names(len(computed) - 2))
-                self.finding("shape-mismatch", f"output port {port.id}: " + "; ".join(
-                    f"{names[i]}: computed {text(computed[i])}, declared {text(port.dims[i])}" for i in bad) +
-                    f" ({'; '.join(how)})", port.dim_lines[bad[0]], layer, fix=fix_of(layer, port, computed))
-            if port.dims != computed:
-                self.outputs[(layer.id, port.id)] = computed
-        return Judged(et, self.record(layer, x_dims, family=fl, computed=computed, how=how))
+
+    def family_port(self, layer: Layer, fl, port, et, computed, how) -> None:
+        """One output port (`et`: the data output's type; None for the indices) against what the op gives."""
+        want = (et.name if et is not None else None) if port is layer.outputs[0] else fl.index_type
+        got = element_type(port.precision)
+        if got is not None and want is not None and got.name != want:
+            gives = "the input's" if port is layer.outputs[0] else "index_element_type"
+            self.finding("precision-mismatch", f"output port {port.id} declares precision {port.precision};"
+                         f" {fl.op} gives {gives} {want}", port.line, layer)
+        if computed is None:
+            return
+        if port.dims and len(port.dims) != len(computed):
+            self.finding("shape-mismatch", f"output port {port.id} has rank {len(port.dims)}, {fl.op} gives rank"
+                         f" {len(computed)} ({'; '.join(how)})", port.line, layer)
+            self.outputs[(layer.id, port.id)] = computed
+            return
+        bad = [i for i, (dd, c) in enumerate(zip(port.dims, computed)) if not compatible(dd, c)]
+        if bad:
+            names = ["N", "C"] + list(axis_names(len(computed) - 2))
+            self.finding("shape-mismatch", f"output port {port.id}: " + "; ".join(
+                f"{names[i]}: computed {text(computed[i])}, declared {text(port.dims[i])}" for i in bad) +
+                f" ({'; '.join(how)})", port.dim_lines[bad[0]], layer, fix=fix_of(layer, port, computed))
+        if port.dims != computed:
+            self.outputs[(layer.id, port.id)] = computed
 
     def attributes(self, layer, op, unknown, lenient) -> None:
         """What OpenVINO reads without a word: attributes the op does not have, values not written as their type."""
