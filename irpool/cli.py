@@ -107,6 +107,7 @@ def _fixed(item, args, bin, shapes=None, cpu=None):  # noqa: A002
     """check --fix / --diff of one item: written in place, to standard output (--fix -), or shown as a diff."""
     import difflib
 
+    from .frontend import diff_lines, suffix
     from .inputs import fix_one
     from .outputs import write_atomic
     result, before, after = fix_one(item, args.max_bytes, bin, shapes, cpu)
@@ -114,15 +115,10 @@ def _fixed(item, args, bin, shapes=None, cpu=None):  # noqa: A002
         if args.fix and item[1] == "-" and before is not None:
             sys.stdout.buffer.write(before)
         return result
+    path = None if item[1] == "-" else item[1]
     if args.diff:
         name = result.file
-        if _is_onnx(item, before):
-            from .onnx.fix import text_lines
-            before, after = text_lines(before), text_lines(after)
-        else:
-            before = before.decode("utf-8", "surrogateescape").splitlines(True)
-            after = after.decode("utf-8", "surrogateescape").splitlines(True)
-        diff = difflib.unified_diff(before, after, f"a/{name}", f"b/{name}")
+        diff = difflib.unified_diff(diff_lines(before, path), diff_lines(after, path), f"a/{name}", f"b/{name}")
         text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in diff)
         sys.stdout.flush()
         sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
@@ -131,16 +127,11 @@ def _fixed(item, args, bin, shapes=None, cpu=None):  # noqa: A002
         sys.stdout.buffer.write(after)
     else:
         try:
-            write_atomic(item[1], lambda f: f.write(after), ".onnx" if _is_onnx(item, before) else ".xml")
+            write_atomic(item[1], lambda f: f.write(after), suffix(before, path))
         except (IRError, OSError) as e:             # the file stays as it was; the walk goes on
             reason = getattr(e, "reason", None) or getattr(e, "strerror", None) or str(e)
             return type(result)(result.file, "unreadable", f"cannot write the fixed file: {reason}")
     return result
-
-
-def _is_onnx(item, data: bytes) -> bool:
-    from .frontend import kind
-    return kind(data if item[1] == "-" else item[1]) == "onnx"
 
 
 def _shapes(args) -> dict | None:
@@ -186,12 +177,8 @@ def _run(args) -> int:
 
 def _explain(args) -> int:
     """Each layer printed as check reaches it: text blocks, or one JSON document streamed entry by entry."""
-    from .cpu import judging
-    from .frontend import kind
-    from .ir.explain import each_entry, render
+    from .frontend import each_entry, render
     source = _source(args.file)
-    if kind(source) == "onnx":
-        return _explain_onnx(args, source)
     failed = []
 
     def show(e):
@@ -202,24 +189,13 @@ def _explain(args) -> int:
             print(render(e))
     if args.json:
         print(f'{{"irpool": {json.dumps(__version__)}, "layers": [')
-    with judging(_cpu(args)):
-        count = each_entry(source, show, args.layer, max_bytes=args.max_bytes, bin=args.bin, shapes=_shapes(args))
+    count = each_entry(source, show, args.layer, max_bytes=args.max_bytes, bin=args.bin, shapes=_shapes(args),
+                       cpu=_cpu(args))
     if args.json:
         print("\n]}")
     elif not count:
         print("no pooling layers")
     return 1 if any(failed) else 0
-
-
-def _explain_onnx(args, source) -> int:
-    from .onnx.explain import entries, render
-    found = entries(source, args.layer, max_bytes=args.max_bytes, shapes_given=_shapes(args))
-    if args.json:
-        print(json.dumps({"irpool": __version__, "layers": found}, indent=1))
-    else:
-        print("\n".join(render(e) for e in found) if found else "no pooling nodes")
-    return 1 if any(e["error"] or any(o["declared"] and o["declared"] != o["computed"] for o in e["outputs"])
-                    for e in found) else 0
 
 
 def _codes(args) -> int:

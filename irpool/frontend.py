@@ -70,9 +70,59 @@ def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = Non
 def explain(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin=None, shapes=None,  # noqa: A002
             cpu: str | None = None) -> str:
     """irpool.explain on either front end: a text block per pooling layer (node), as `irpool explain` prints."""
+    entries = []
+    each_entry(source, entries.append, layer, max_bytes=max_bytes, bin=bin, shapes=shapes, cpu=cpu)
+    return "\n".join(render(e) for e in sorted(entries, key=lambda e: e["line"] or 0))
+
+
+def each_entry(source, sink, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin=None,  # noqa: A002
+               shapes=None, cpu: str | None = None) -> int:
+    """explain's entries, in the one form both front ends give (docs/cli.md, "explain --json"), handed to `sink`
+    one by one (an IR file's as check reaches them); how many. `layer`: one layer's id or name (select.py)."""
     if kind(source) == "onnx":
-        from .onnx.explain import entries, render
-        return "\n".join(render(e) for e in entries(source, layer, max_bytes=max_bytes, shapes_given=shapes))
-    from .ir.explain import explain as ir_explain
+        from .onnx.explain import entries
+        found = entries(source, layer, max_bytes=max_bytes, shapes_given=shapes)
+        for e in found:
+            sink(e)
+        return len(found)
+    from .ir.explain import each_entry as ir_each_entry
     with cpu_tiers.judging(cpu):
-        return ir_explain(source, layer, max_bytes=max_bytes, bin=bin, shapes=shapes)
+        return ir_each_entry(source, sink, layer, max_bytes=max_bytes, bin=bin, shapes=shapes)
+
+
+def render(entry: dict) -> str:
+    """An explain entry as text, by the front end that made it."""
+    if entry["front_end"] == "onnx":
+        from .onnx.explain import render as onnx_render
+        return onnx_render(entry)
+    from .ir.explain import render as ir_render
+    return ir_render(entry)
+
+
+def fix(data: bytes, *, path=None, file: str | None = None, bin=None, max_bytes: int = MAX_BYTES,  # noqa: A002
+        shapes=None, cpu: str | None = None) -> tuple:
+    """check --fix on either front end: (the fixed bytes, the same bytes where nothing is fixed; [report.Fixed];
+    the Report of the fixed document). `path`: where `data` was read (its kind, and the IR weights file beside
+    it; None for standard input); `file`: its name in findings. Nothing is written here."""
+    if (kind(path) if path is not None else kind(data)) == "onnx":
+        from .onnx.fix import fix as onnx_fix
+        return onnx_fix(data, max_bytes=max_bytes, file=file, shapes=shapes)
+    if shapes:
+        raise IRError(IR_FIX_SHAPES)
+    from .ir.consts import bin_path
+    from .ir.fix import fix as ir_fix
+    with cpu_tiers.judging(cpu):
+        return ir_fix(data, file=file, bin=None if path is None else bin_path(bin, path), max_bytes=max_bytes)
+
+
+def diff_lines(data: bytes, path=None) -> list:
+    """The lines --diff compares: an IR file's own, or an .onnx model's declared values (onnx/fix.text_lines)."""
+    if (kind(path) if path is not None else kind(data)) == "onnx":
+        from .onnx.fix import text_lines
+        return text_lines(data)
+    return data.decode("utf-8", "surrogateescape").splitlines(True)
+
+
+def suffix(data: bytes, path=None) -> str:
+    """The suffix a file of this kind is written with."""
+    return ".onnx" if (kind(path) if path is not None else kind(data)) == "onnx" else ".xml"

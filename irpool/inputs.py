@@ -10,7 +10,6 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from .cpu import judging
 from .errors import IRError
 from .formats import FileResult
 
@@ -75,21 +74,12 @@ def _result(name: str, report, fixed=()) -> FileResult:
 def fix_one(item, max_bytes: int, bin=None, shapes=None, cpu=None) -> tuple:  # noqa: A002
     """check --fix of one item: (FileResult of the fixed document, with what was fixed; the bytes as read;
     the bytes fixed). Nothing is written here. A file that cannot be read gives (FileResult, None, None)."""
-    from .frontend import IR_FIX_SHAPES, kind
-    from .ir.consts import bin_path
-    from .ir.fix import fix
+    from .frontend import fix
     name, source, _ = item
     try:
         data = _read_bytes(source, max_bytes)
-        if kind(data if source == STDIN else source) == "onnx":
-            from .onnx.fix import fix as fix_onnx
-            fixed, done, report = fix_onnx(data, max_bytes=max_bytes, file=name, shapes=shapes)
-            return _result(name, report, done), data, fixed
-        if shapes:
-            raise IRError(IR_FIX_SHAPES)
-        weights = None if source == STDIN else bin_path(bin, source)
-        with judging(cpu):
-            fixed, done, report = fix(data, file=name, bin=weights, max_bytes=max_bytes)
+        fixed, done, report = fix(data, path=None if source == STDIN else source, file=name, bin=bin,
+                                  max_bytes=max_bytes, shapes=shapes, cpu=cpu)
     except IRError as e:
         return _refused(item, e), None, None
     return _result(name, report, done), data, fixed

@@ -96,3 +96,11 @@ class Report:
 
     def errors(self) -> list:
         return [f for f in self.findings if f.severity == "error"]
+
+
+@dataclass
+class Fixed:
+    """What check --fix rewrote, on either front end: a port's or output's dims, or a node (the line of its first
+    changed byte where the file has lines; None for an .onnx model), and what was done, in words."""
+    line: int | None
+    message: str

@@ -10,7 +10,7 @@ from Parameters, and reaches into If/Loop/TensorIterator bodies.
 from __future__ import annotations
 
 from .. import drawing
-from ..core.shape import out_length
+from ..core.shape import axis_names, out_length
 from ..errors import IRError
 from ..select import choose
 from . import negpads
@@ -48,16 +48,23 @@ def _family_entry(rec) -> dict:
     attrs = {"output_shape" if fl.family == "adaptive" else "axes": list(fl.values)}
     attrs.update(index_element_type=fl.index_type) if fl.outputs == 2 else None
     attrs.update(keep_dims=fl.keep_dims) if fl.family == "global" else None
-    e = dict(layer_id=layer.id, layer_name=layer.name, layer_type=layer.type, version=layer.version, op=fl.op,
-             kind=fl.kind, line=layer.line, path=rec["path"] or None,
-             input=None if x_dims is None else [text(d) for d in x_dims], error=None, attributes=attrs,
-             axes=[dict(arithmetic=how) for how in rec["how"]], outputs=[])
+    e = dict(front_end="ir", layer_id=layer.id, layer_name=layer.name, layer_type=layer.type, version=layer.version,
+             op=fl.op, kind=fl.kind, line=layer.line, path=rec["path"] or None,
+             input=None if x_dims is None else [text(d) for d in x_dims], input_from=None, error=None,
+             attributes=attrs, axes=[dict(axis=name, arithmetic=how) for name, how in zip(_names(fl, x_dims),
+                                                                                         rec["how"])], outputs=[])
+    names = ["N", "C"] + list(axis_names(len(computed) - 2)) if computed is not None else []
     for port in layer.outputs[: fl.outputs] if computed is not None else ():
         differs = ["rank"] if port.dims and len(port.dims) != len(computed) else \
-            [str(i) for i, (d, c) in enumerate(zip(port.dims, computed)) if not compatible(d, c)]
-        e["outputs"].append(dict(port=port.id, computed=[text(c) for c in computed],
+            [names[i] for i, (d, c) in enumerate(zip(port.dims, computed)) if not compatible(d, c)]
+        e["outputs"].append(dict(port=port.id, name=port.names, computed=[text(c) for c in computed],
                                  declared=[text(d) for d in port.dims] if port.dims else None, differs=differs))
     return e
+
+
+def _names(fl, x_dims) -> tuple:
+    """The names of the axes the family layer's arithmetic lines speak of."""
+    return axis_names(len(fl.out_sizes) if fl.family == "adaptive" else len(x_dims) - 2 if x_dims else 0)
 
 
 def _entry(rec) -> dict:
@@ -65,9 +72,9 @@ def _entry(rec) -> dict:
         return _family_entry(rec)
     layer, pl, plans = rec["layer"], rec["pl"], rec["plans"]
     x_dims = rec["x_dims"]
-    e = dict(layer_id=layer.id, layer_name=layer.name, layer_type=layer.type, version=layer.version,
+    e = dict(front_end="ir", layer_id=layer.id, layer_name=layer.name, layer_type=layer.type, version=layer.version,
              op=pl.op if pl else None, line=layer.line, path=rec["path"] or None,
-             input=None if x_dims is None else [text(d) for d in x_dims], error=rec["error"],
+             input=None if x_dims is None else [text(d) for d in x_dims], input_from=None, error=rec["error"],
              attributes=_attributes(pl) if pl else None, axes=[], outputs=[])
     crop = negpads.fit(pl, x_dims)[1] if pl and x_dims is not None and plans else None
     for i, p in enumerate(plans or ()):
@@ -90,7 +97,7 @@ def _entry(rec) -> dict:
                        if not compatible(d, c)]
             if port.dims and len(port.dims) != len(computed):
                 differs = ["rank"]
-            e["outputs"].append(dict(port=port.id, computed=[text(c) for c in computed],
+            e["outputs"].append(dict(port=port.id, name=port.names, computed=[text(c) for c in computed],
                                      declared=[text(d) for d in port.dims] if port.dims else None, differs=differs))
     return e
 

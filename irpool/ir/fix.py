@@ -11,26 +11,20 @@ declared output wrong)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from lxml import etree
 
 from ..core import axis_names
 from ..errors import IRError
+from ..report import Fixed
 from .check import check
 from .dims import lenient_dim
-from .parse import PARSER_OPTIONS, MAX_BYTES, line_of
+from .parse import MAX_BYTES, PARSER_OPTIONS, line_of
 
 _TOKENS = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|<dim(?=[\s/>])[^>]*>", re.S)
 _CLOSE = re.compile(rb"</dim\s*>")
 _ROUNDS = 64
 
-
-@dataclass
-class Fixed:
-    """One port's dims rewritten: the line of its first changed <dim>, and what was done, in words."""
-    line: int | None
-    message: str
 
 
 def fix(data: bytes, *, file: str | None = None, bin=None, max_bytes: int = MAX_BYTES) -> tuple:  # noqa: A002

@@ -8,7 +8,7 @@ from ..core import axis_names
 from ..errors import IRError
 from ..limits import MAX_BYTES
 from ..select import choose
-from .check import judge_all, shape_text
+from .check import judge_all
 from .model import describe, read
 from .runtimes import shapes
 from .attributes import node_attrs
@@ -30,10 +30,17 @@ def entries(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, sha
 
 
 
+def _dims(shape) -> list:
+    return [str(d) if isinstance(d, int) else "?" for d in shape]
+
+
 def _entry(j) -> dict:
+    """The node in explain's one form (docs/cli.md "explain --json"): the IR front end's fields, a node's index as
+    its id, its opset as its version, no line; per axis what each runtime gives."""
     n = j.node
-    e = dict(layer_id=str(n.index), layer_name=n.name, layer_type=n.node.op_type, op=j.op, path=n.where,
-             input=None if j.x_shape is None else shape_text(j.x_shape), input_from=n.x.origin if n.x else None,
+    e = dict(front_end="onnx", layer_id=str(n.index), layer_name=n.name, layer_type=n.node.op_type,
+             version=None if n.opset is None else str(n.opset), op=j.op, line=None, path=n.where,
+             input=None if j.x_shape is None else _dims(j.x_shape), input_from=n.x.origin if n.x else None,
              attributes=node_attrs(n.node), error=j.error[1] if j.error else None, axes=[], outputs=[])
     if j.error or j.out is None:
         return e
@@ -55,12 +62,29 @@ def _entry(j) -> dict:
                 ax["drawing"] = drawing.axis(names[i], p.length, p.kernel, p.stride, p.dilation, p.pad_begin,
                                              p.pad_end, p.out, note)
             e["axes"].append(ax)
+    names = _axis_names(j, len(j.out))
     for k, (name, declared) in enumerate(n.outputs[:2]):
         if name:
-            e["outputs"].append(dict(name=name, computed=shape_text(j.out),
-                                     declared=None if declared is None or declared.shape is None
-                                     else shape_text(declared.shape)))
+            shape = None if declared is None or declared.shape is None else declared.shape
+            differs = ["rank"] if shape is not None and len(shape) != len(j.out) else [
+                names[i] for i, (d, c) in enumerate(zip(shape or (), j.out))
+                if isinstance(d, int) and isinstance(c, int) and d != c]
+            e["outputs"].append(dict(port=str(k), name=name, computed=_dims(j.out),
+                                     declared=None if shape is None else _dims(shape), differs=differs))
     return e
+
+
+def _axis_names(j, rank: int) -> list:
+    """N, C and the spatial axes' names at their places in the output (channels last for com.ms.internal.nhwc)."""
+    names = [str(i) for i in range(rank)]
+    if j.base is None or rank < 3:
+        return names
+    spatial = j.base.spatial_axes(rank)
+    for a, name in zip(spatial, axis_names(j.base.ndim)):
+        names[a] = name
+    names[0] = "N"
+    names[next(i for i in range(1, rank) if i not in spatial)] = "C"
+    return names
 
 
 def _who(key: str, j) -> str:
@@ -77,7 +101,8 @@ def render(e: dict) -> str:
     if e["error"]:
         return f"{head}\n  not computed: {e['error']}"
     attrs = "  ".join(f"{k} {','.join(map(str, v)) if isinstance(v, list) else v}" for k, v in e["attributes"].items())
-    lines = [head, f"  {attrs}" if attrs else "  (no attributes)", f"  input {e['input']} ({e['input_from']})"]
+    shown = f"[{','.join(e['input'])}]" if e["input"] is not None else "unknown"
+    lines = [head, f"  {attrs}" if attrs else "  (no attributes)", f"  input {shown} ({e['input_from']})"]
     for ax in e["axes"]:
         lines.append(f"  {ax['arithmetic'] or ax['axis'] + ': ' + str(ax['onnxruntime'])}   (onnxruntime's kernel)")
         if ax["onnx"] is not None or ax["openvino"] is not None:
@@ -85,7 +110,7 @@ def render(e: dict) -> str:
                          f" OpenVINO: {_said(ax['openvino'])}")
         lines.extend(f"      {line}" for line in ax["drawing"])
     for o in e["outputs"]:
-        declared = o["declared"] or "no shape"
-        mark = "   <- differs" if o["declared"] and o["declared"] != o["computed"] else ""
-        lines.append(f"  output {o['name']!r}: onnxruntime {o['computed']}, declared {declared}{mark}")
+        declared = f"[{','.join(o['declared'])}]" if o["declared"] is not None else "no shape"
+        mark = "   <- differs" if o["differs"] else ""
+        lines.append(f"  output {o['name']!r}: onnxruntime [{','.join(o['computed'])}], declared {declared}{mark}")
     return "\n".join(lines)

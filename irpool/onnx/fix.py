@@ -3,22 +3,19 @@ otherwise are rewritten, and nothing else: every other byte of the file is copie
 so weights, external data references and unknown fields stay untouched and are never parsed."""
 from __future__ import annotations
 
-from ..report import Report
+from ..report import Fixed, Report
+from .attributes import node_attrs
 from .check import check
 from .model import Source, dims_of, parse
 from .runtimes import ceil_only
 from .runtimes import shapes as runtime_shapes
-from .attributes import node_attrs
 from .wire import rewrite
 
 
-class Fixed:
-    """One declared output rewritten (what the text format prints as `fixed ...`)."""
-
-    def __init__(self, f):
-        self.line, self.finding = None, f
-        dims = ", ".join(f"dim {i}: {v}" for i, v in f.fix["dims"])
-        self.message = f"fixed output {f.fix['name']!r} of node {f.layer_name!r} ({f.layer_type}): {dims}"
+def _fixed(f) -> Fixed:
+    """A declared output rewritten."""
+    dims = ", ".join(f"dim {i}: {v}" for i, v in f.fix["dims"])
+    return Fixed(None, f"fixed output {f.fix['name']!r} of node {f.layer_name!r} ({f.layer_type}): {dims}")
 
 
 def _edit(dims):
@@ -33,20 +30,17 @@ def _edit(dims):
     return apply
 
 
-class Rewritten:
-    """A node rewritten so that every runtime gives the kernel's windows (what the text format prints)."""
-
-    def __init__(self, j, pads):
-        self.line, self.finding = None, None
-        old = node_attrs(j.node.node).get("pads")
-        self.message = (f"fixed node {j.node.name!r} ({j.node.node.op_type}): ceil_mode 1 -> 0, pads"
-                        f" {','.join(map(str, old)) if old else 'none'} -> {','.join(map(str, pads))} (the windows"
-                        " onnxruntime's kernel computes, so the same values, and a shape every runtime and ONNX's"
-                        " inference agree on)")
+def _rewritten(j, pads) -> Fixed:
+    """A node rewritten so that every runtime gives the kernel's windows."""
+    old = node_attrs(j.node.node).get("pads")
+    return Fixed(None, f"fixed node {j.node.name!r} ({j.node.node.op_type}): ceil_mode 1 -> 0, pads"
+                       f" {','.join(map(str, old)) if old else 'none'} -> {','.join(map(str, pads))} (the windows"
+                       " onnxruntime's kernel computes, so the same values, and a shape every runtime and ONNX's"
+                       " inference agree on)")
 
 
 def fix(source, *, max_bytes: int, file: str | None = None, shapes=None) -> tuple:
-    """(bytes fixed or None when nothing is, [Fixed], the Report of the fixed model) of an .onnx model.
+    """(the bytes fixed, the same bytes where nothing is; [Fixed]; the Report of the fixed model) of an .onnx model.
 
     A ceil_mode node whose windows onnxruntime's kernel and ONNX's inference count differently has no declared
     dim that pleases both (a Shape folds ONNX's, onnx.checker's full check and onnxruntime's load compare the
@@ -63,7 +57,7 @@ def fix(source, *, max_bytes: int, file: str | None = None, shapes=None) -> tupl
     try:
         todo = [f for f in todo if (f.path, f.layer_id) not in keep]
         if not todo and not rewrites:
-            return None, [], _left(report, keep)
+            return bytes(src.data), [], _left(report, keep)
         edits = {(tuple(tuple(t) for t in f.fix["graph"]), f.fix["name"]): _edit([tuple(d) for d in f.fix["dims"]])
                  for f in todo}
         for j, pads in rewrites:
@@ -75,7 +69,7 @@ def fix(source, *, max_bytes: int, file: str | None = None, shapes=None) -> tupl
             fixed = _written(src.data, edits)
     finally:
         src.close()
-    done = [Rewritten(j, pads) for j, pads in rewrites] + [Fixed(f) for f in todo]
+    done = [_rewritten(j, pads) for j, pads in rewrites] + [_fixed(f) for f in todo]
     return fixed, done, _left(check(fixed, max_bytes=max_bytes, shapes=shapes, file=file), keep)
 
 

@@ -35,14 +35,6 @@ def looks_onnx(name: str | None, head: bytes = b"") -> bool:
     return bool(stripped) and not stripped.startswith(b"<")
 
 
-def value_name(buf, start: int, end: int) -> str:
-    """A ValueInfoProto's name (field 1), read from its bytes."""
-    for number, kind, _, j, k in wire.fields(buf, start, end):
-        if number == 1 and kind == 2:
-            return bytes(buf[j:k]).decode("utf-8", "replace")
-    return ""
-
-
 class Source:
     """The bytes of a model file: mapped (a path; never read whole) or read (standard input, bytes)."""
 

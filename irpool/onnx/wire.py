@@ -136,12 +136,19 @@ def light(buf) -> bytes:
     return bytes(buf) if top is None else b"".join(bytes(p) for p in top.parts)
 
 
+def value_name(buf, start: int, end: int) -> str:
+    """A ValueInfoProto's name (field 1), read from its bytes."""
+    for number, kind, _, j, k in fields(buf, start, end):
+        if number == 1 and kind == 2:
+            return bytes(buf[j:k]).decode("utf-8", "replace")
+    return ""
+
+
 def rewrite(buf, edits: dict, write) -> int:
     """Write the model with some ValueInfoProtos and NodeProtos replaced, every other byte as it was: `edits`
     maps (graph path, value name) or (graph path, ("node", node index)) to a function given the proto's bytes
     and giving the new bytes; a graph path is () for the main graph and (node index, attribute index, graph
     index), ... for a body. `write` gets the pieces in order; returns how many protos were replaced."""
-    from .model import value_name          # (reads a ValueInfoProto's name field only)
     graphs = {path for path, _ in edits}
     done = []
 
