@@ -47,7 +47,7 @@ def listing() -> str:
 
 
 def markdown() -> str:
-    """docs/codes.md, generated (tests/test_docs.py keeps the file equal to this)."""
+    """docs/codes.md, generated (tests/cli/test_readme.py keeps the file equal to this)."""
     out = ["# Finding codes", "",
            "Generated from `schemas/codes.json` (the data `irpool check`, its SARIF rules and `irpool codes` read);",
            "edit that file, then `irpool codes --markdown > docs/codes.md`.", "",

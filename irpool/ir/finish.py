@@ -43,7 +43,7 @@ class Finish:
         reaches a layer the plugin runs as f32 (a MaxPool-8/14 or AdaptiveMaxPool whose indices are used) or a
         Convert to another type than bf16: then the plugin runs the chain in f32. In IR v10 every output the
         reader builds reaches a Result, which v10's reading converts to f32, so none is refused (measured under
-        ONEDNN_MAX_CPU_ISA=AVX2, 2026.4.1: tests/test_eltypes.py)."""
+        ONEDNN_MAX_CPU_ISA=AVX2, 2026.4.1: tests/ir/test_eltypes.py)."""
         if self.doc.ir_version == "10":
             return
         roots = [self.seen.row(lid) for lid in self.references] + list(self.converts)

@@ -154,7 +154,7 @@ class Intake:
         """A layer whose id a later <layer> takes again. OpenVINO's reader keeps the last layer of an id and builds
         it alone: of this one it checks only what it checks of every layer (its <dim>s, its output precisions),
         but a Result or Assign still makes the id a root, and a Parameter a place among the inputs, where the
-        later layer is built before the layers after it (measured: tests/test_duplicate_ids.py)."""
+        later layer is built before the layers after it (measured: tests/ir/test_duplicate_ids.py)."""
         line = line_of(el)
         for side in ("input", "output"):
             for holder in el.iterchildren(side):

@@ -1,7 +1,7 @@
 """Negative explicit pads, as OpenVINO reads, compiles and runs them: a hand's edit that OpenVINO often takes.
 
 OpenVINO's reader stores pads as unsigned integers and its shape inference works in signed ones, so a negative
-pad is neither refused nor a plain crop. Measured with OpenVINO 2026.4.1 (tests/test_negative_pads.py, against
+pad is neither refused nor a plain crop. Measured with OpenVINO 2026.4.1 (tests/ir/test_negative_pads.py, against
 read_model, compile_model and the plugin's values; docs/reading.md says it in words), per
 spatial axis of static length H, dilated kernel K, stride s, pads pb + pe = T:
 - read_model refuses T = -1 (a Dimension of -1 is dynamic: "Cannot get length of dynamic dimension"), and any

@@ -1,5 +1,5 @@
 """The port maps of a TensorIterator, Loop or If, as OpenVINO's reader and the ops' validation take them
-(measured with OpenVINO 2026.4.1 on 56 edited nets saved by save_model: tests/test_bodies.py; the lookups are
+(measured with OpenVINO 2026.4.1 on 56 edited nets saved by save_model: tests/ir/test_bodies.py; the lookups are
 `up_io_map.inputs/outputs.at(id)` in xml_deserialize_util.cpp, which hold a body's Parameters and Results only):
 - a port map's <input> names a body Parameter; an <output> (a Loop's execution condition too) a body Result;
   a back edge comes from a body Result: anything else is refused, read_model saying only "unordered_map::at";

@@ -45,7 +45,7 @@ def ort_axis(length: int, k: int, s: int, d: int, pb: int, pe: int, auto: str, c
 
 
 def _negative_ok(spec: PoolSpec, op: str) -> bool:
-    """Whether onnxruntime runs negative SAME pads (measured, onnxruntime 1.32.0, tests/test_onnx_model.py):
+    """Whether onnxruntime runs negative SAME pads (measured, onnxruntime 1.32.0, tests/onnx_frontend/test_onnx_model.py):
     LpPool, a dilated MaxPool, AveragePool-19 and later, and AveragePool-10/11 with ceil_mode and
     count_include_pad; the others fail at run time ("padding values must be non-negative")."""
     version = int(op.rsplit("-", 1)[1]) if "-" in op else 0

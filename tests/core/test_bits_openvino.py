@@ -1,0 +1,123 @@
+"""Every way the core runs, bit for bit against OpenVINO's CPU plugin (f32 inference precision), on inputs full of
+ties of -0.0 and +0.0, NaN and infinities: the phase buffer, the direct path, one window per axis (global pools),
+a max's last axis reduced first, and chunks on threads. A max is the element its index points at (the first of
+tied elements); a sum starts at +0.0 and adds the taps in row-major order."""
+import contextlib
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from bits import assert_same_bits
+from irpool.core import PoolSpec, pool, release_workspaces, tuning
+from ovbuild import ov_model, ov_outputs
+
+pytestmark = [pytest.mark.openvino]
+
+ov = pytest.importorskip("openvino")
+PATHS = ("phase", "direct", "window", "threads", "last axis first")
+
+
+@st.composite
+def layers(draw, path):
+    nd = draw(st.integers(1, 3))
+    op = "MaxPool" if path in ("direct", "last axis first") else draw(st.sampled_from(["MaxPool", "AvgPool"]))
+    spatial = [draw(st.integers(1, 7 if nd < 3 else 5)) for _ in range(nd)]
+    ints = lambda lo, hi: [draw(st.integers(lo, hi)) for _ in range(nd)]  # noqa: E731
+    cfg = dict(op=op, version=8 if op == "MaxPool" else 16, dtype=draw(st.sampled_from(["float32", "float16"])),
+               shape=[draw(st.integers(1, 2)), draw(st.integers(1, 4))] + spatial, auto_pad="explicit",
+               rounding_type="floor", dilations=[1] * nd, pads_begin=ints(0, 1), pads_end=ints(0, 1))
+    if path == "direct" and draw(st.booleans()):     # half of them read no padding (no edges to redo)
+        cfg["pads_begin"] = cfg["pads_end"] = [0] * nd
+    if path == "window":               # one window per axis: the kernel covers the padded axis
+        cfg["kernel"] = [L + pb + pe for L, pb, pe in zip(spatial, cfg["pads_begin"], cfg["pads_end"])]
+        cfg["strides"] = [1] * nd
+    else:
+        cfg["kernel"] = [min(k, L + pb + pe) for k, L, pb, pe in zip(ints(1, 3), spatial, cfg["pads_begin"],
+                                                                      cfg["pads_end"])]
+        cfg["strides"] = ints(1, 3)
+        if path == "last axis first":    # kernel > stride > 1 on the last axis: the core reduces it first
+            k = draw(st.integers(3, 4))
+            spatial[-1] = cfg["shape"][-1] = draw(st.integers(k, 12))
+            cfg["kernel"][-1], cfg["strides"][-1] = k, draw(st.integers(2, k - 1))
+        cfg["dilations"] = [1 if k + pb + pe > L else d for k, d, L, pb, pe in
+                            zip(cfg["kernel"], ints(1, 2), spatial, cfg["pads_begin"], cfg["pads_end"])]
+        cfg["rounding_type"] = draw(st.sampled_from(["floor", "ceil"]))
+    if op == "MaxPool":
+        cfg.update(index_element_type="i64", axis=0)
+    else:
+        cfg["exclude_pad"] = draw(st.booleans())
+        if cfg["exclude_pad"]:         # OpenVINO: with exclude-pad the kernel must be larger than the pads
+            cfg["pads_begin"] = [min(p, k - 1) for p, k in zip(cfg["pads_begin"], cfg["kernel"])]
+            cfg["pads_end"] = [min(p, k - 1) for p, k in zip(cfg["pads_end"], cfg["kernel"])]
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    pick = np.array([0.0, -0.0, 0.0, -0.0, 1.5, -2.0, np.nan, -np.inf], np.float64)
+    weights = np.array([draw(st.integers(0, 4)) for _ in pick], float) + 1e-9
+    x = rng.choice(pick, size=cfg["shape"], p=weights / weights.sum())
+    if draw(st.booleans()):            # plain values too, so that the order of the additions shows
+        x = np.where(rng.random(x.shape) < 0.5, rng.standard_normal(x.shape) * 3, x)
+    return cfg, x.astype(cfg["dtype"])
+
+
+@contextlib.contextmanager
+def forced(path):
+    """Make the core take `path` for every call it can."""
+    fields = {"direct": dict(direct=True, direct_bytes=0),
+              "threads": dict(thread_chunk_bytes=1, parallel_bytes=0),
+              "phase": dict(direct=False, pre_reduce=False),
+              "last axis first": dict(chunk_bytes=1)}.get(path, {})
+    release_workspaces()
+    with tuning.using(**fields):
+        yield
+    release_workspaces()
+
+
+def spec_of(cfg):
+    return PoolSpec(kernel=cfg["kernel"], strides=cfg["strides"], dilations=cfg["dilations"],
+                    pads_begin=cfg["pads_begin"], pads_end=cfg["pads_end"], rounding=cfg["rounding_type"],
+                    reduction="max" if cfg["op"] == "MaxPool" else "avg",
+                    count="exclude_pad" if cfg.get("exclude_pad") else "include_openvino")
+
+
+def run_path(path, cfg, x, indices):
+    with forced(path):
+        out = pool(x, spec_of(cfg), indices=indices, threads=3 if path == "threads" else 1)
+    return list(out) if indices else [out]
+
+
+@pytest.mark.parametrize("path", PATHS)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_every_core_path_equals_the_plugin_bit_for_bit(path, data):
+    cfg, x = data.draw(layers(path))
+    try:
+        ov_model(cfg)
+    except RuntimeError:               # OpenVINO refuses the layer: refusals have tests of their own
+        event("refused by OpenVINO")
+        return
+    event("compared")
+    want = ov_outputs(cfg, x)
+    values = run_path(path, cfg, x, indices=False)
+    assert_same_bits(values[0], want[0], (path, cfg))
+    if cfg["op"] == "MaxPool":
+        got = run_path(path, cfg, x, indices=True)
+        assert_same_bits(got[0], want[0], (path, cfg, "with indices"))
+        assert_same_bits(got[1], want[1], (path, cfg, "indices"))
+        # the value is the element its index points at (NaN never wins; an empty window keeps the lowest)
+        taken = x.reshape(-1)[want[1].reshape(-1)].reshape(want[0].shape)
+        hit = taken == want[0]
+        assert_same_bits(np.where(hit, taken, want[0]), want[0], (path, cfg, "the indexed element"))
+
+
+@pytest.mark.parametrize("shape,dtype", [([1, 8, 9, 9], "float32"), ([2, 5, 3, 11, 7], "float32"),
+                                         ([1, 6, 1, 100], "float16"), ([3, 4, 37], "float32")])
+def test_global_averages_add_in_the_plugins_order(shape, dtype):
+    """A window of many taps (where numpy's pairwise sum would differ) on plain values: the one-window path
+    adds its taps one after the other, as the plugin does, to the bit."""
+    nd = len(shape) - 2
+    cfg = dict(op="AvgPool", version=16, dtype=dtype, shape=shape, auto_pad="explicit", rounding_type="floor",
+               dilations=[1] * nd, pads_begin=[0] * nd, pads_end=[0] * nd, kernel=shape[2:], strides=[1] * nd,
+               exclude_pad=True)
+    x = (np.random.default_rng(sum(shape)).standard_normal(shape) * 3).astype(dtype)
+    assert_same_bits(run_path("window", cfg, x, indices=False)[0], ov_outputs(cfg, x)[0], cfg)
