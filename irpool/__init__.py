@@ -1,11 +1,11 @@
 """irpool: validate and run the pooling layers of OpenVINO IR files; run ONNX pooling nodes on the same core."""
 from .errors import IRError
 from .core import PoolSpec, output_shape, pool
-from .frontend import check, explain, load, run
+from .frontend import check, explain, fix, load, run
 from .ir import Program
 from .report import Finding, Report
 
-__all__ = ["IRError", "Finding", "Report", "check", "explain", "run", "load", "Program", "PoolSpec", "output_shape", "pool"]
+__all__ = ["IRError", "Finding", "Report", "check", "explain", "fix", "run", "load", "Program", "PoolSpec", "output_shape", "pool"]
 __version__ = "0.1.0"
 
 
