@@ -261,7 +261,8 @@ class Intake:
     def odd_dims(self, lid, name, layer_type, ports, el) -> bool:
         """The <dim>s of a layer read light that read_model refuses (an error) or reads otherwise than they are
         written (a warning), as _port judges those of a layer read in full; whether there were any."""
-        texts = [t for holder in ports for _, dims in holder for t in dims]
+        texts = {t for holder in ports for _, dims in holder for t in dims}
+        texts.discard("-1")                                 # (a dynamic dim, as OpenVINO writes it)
         if not texts or None not in texts and "".join(texts).isdigit():
             return False                                    # (the common case, in one step)
         found = False

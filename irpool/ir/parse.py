@@ -351,7 +351,7 @@ def light_ports(el):
             pid = p.get("id")
             if pid is None or p.tag != "port" or out and p.get("precision") not in spellings():
                 return None
-            ports.append((pid, tuple([d.text for d in p if d.tag == "dim"])))
+            ports.append((pid, tuple([d.text for d in p.iterchildren("dim")])))
         if len(ports) > 1 and len({pid for pid, _ in ports}) != len(ports):
             return None
         sides[section.tag] = tuple(ports)
