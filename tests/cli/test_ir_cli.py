@@ -1,28 +1,17 @@
 """The IR front end and the command line, as a user meets them: examples, findings, refusals, exit codes."""
 import json
 import pathlib
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import irpool
+from clitool import cli, line_of
 from reference import ref_pool
 
 pytestmark = [pytest.mark.reference, pytest.mark.spec]
 
 EXAMPLES = pathlib.Path(__file__).parent.parent.parent / "examples"
-
-
-def line_of(text: str, needle: str) -> int:
-    """1-based line of the first line holding `needle`: expected lines come from the file, not from irpool."""
-    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
-
-
-def cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "irpool", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
 
 
 def test_seed_examples_first_is_wrong_and_says_why():

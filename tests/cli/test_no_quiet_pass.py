@@ -15,7 +15,7 @@ from lxml import etree
 import irpool
 from irpool.formats import FileResult, summary_line
 
-from test_ir_cli import cli
+from clitool import cli
 
 pytestmark = [pytest.mark.openvino, pytest.mark.onnxruntime, pytest.mark.onnx]
 

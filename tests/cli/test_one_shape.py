@@ -10,7 +10,7 @@ import pytest
 
 import irpool
 from irpool import frontend
-from test_ir_cli import cli
+from clitool import cli
 
 onnx = pytest.importorskip("onnx")
 ov = pytest.importorskip("openvino")

@@ -308,7 +308,7 @@ def test_port_maps_are_judged_as_openvino_reads_them(tmp_path, monkeypatch):
     OpenVINO carries it. Measured on AMD EPYC family 26 model 2 (avx512f), OpenVINO 2026.4.1; the reader's rules
     do not depend on the CPU."""
     import bodyedits
-    from test_eltypes import compile_in_child
+    from plugin import compile_in_child
     monkeypatch.chdir(tmp_path)
     bodyedits.bases()
     edits = bodyedits.variants()

@@ -19,7 +19,7 @@ import pytest
 
 import irpool
 from ovdiff import edited, inferred_dims, openvino_verdicts, random_net, write
-from test_eltypes import measured_cpu
+from plugin import measured_cpu
 
 pytestmark = [pytest.mark.openvino]
 

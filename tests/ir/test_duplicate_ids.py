@@ -10,7 +10,7 @@ import pytest
 import irpool
 
 pytest.importorskip("openvino")
-from test_eltypes import compile_in_child  # noqa: E402
+from plugin import compile_in_child  # noqa: E402
 
 pytestmark = [pytest.mark.openvino]
 

@@ -10,10 +10,7 @@ On any other CPU the test prints where it differs, for schemas/openvino.json, an
 """
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -27,46 +24,7 @@ import openvino.opset8 as o8  # noqa: E402
 
 pytestmark = [pytest.mark.openvino]
 
-_CHILD = r"""
-import json, sys
-import openvino as ov
-core = ov.Core()
-for path in sys.stdin:
-    try:
-        core.compile_model(core.read_model(path.strip()), "CPU")
-        print(json.dumps("ok"), flush=True)
-    except Exception as e:
-        print(json.dumps(" ".join(str(e).split())[-300:]), flush=True)
-"""
-
-
-def compile_in_child(paths) -> list[str]:
-    """'ok' or the refusal for each IR file, compiled by OpenVINO's CPU plugin in a child process (restarted
-    after a crash, which counts as a refusal)."""
-    out = []
-    while len(out) < len(paths):
-        rest = paths[len(out):]
-        proc = subprocess.run([sys.executable, "-c", _CHILD], input="".join(f"{p}\n" for p in rest),
-                              capture_output=True, text=True)
-        got = [json.loads(line) for line in proc.stdout.splitlines()]
-        out += got
-        if len(got) < len(rest):
-            out.append(f"crash (exit {proc.returncode}): {proc.stderr[-200:]}")
-    return out
-
-
-def measured_cpu() -> str | None:
-    """This machine's key in schemas/openvino.json "machines", if it is one of the CPUs measured."""
-    try:
-        info = dict(line.split(":", 1) for line in open("/proc/cpuinfo").read().splitlines() if ":" in line)
-    except OSError:
-        return None
-    info = {k.strip(): v.strip() for k, v in info.items()}
-    if info.get("vendor_id") != "AuthenticAMD" or "avx512f" not in info.get("flags", "").split():
-        return None
-    return {("25", "17"): "amd-epyc-zen4", ("26", "2"): "amd-epyc-zen5"}.get((info.get("cpu family"),
-                                                                               info.get("model")))
-
+from plugin import compile_in_child, measured_cpu  # noqa: E402
 
 def _pool(op, x):
     if op.startswith("MaxPool-8"):

@@ -466,7 +466,7 @@ def test_four_bit_shape_inputs_are_read_as_openvino_reads_them(tmp_path):
     """A u4/i4 Const as a reduction's axes or an adaptive pool's output_shape: read_model's shape inference
     reads element k as the signed byte at offset + k (past the Const's size), compile_model unpacks the
     nibbles, low first (irpool/ir/consts.py); nf4 does not compile. check's verdict equals OpenVINO's on each."""
-    from test_eltypes import compile_in_child
+    from plugin import compile_in_child
     cases, paths = [], []
     for op in ("ReduceMean", "ReduceMax", "AdaptiveAvgPool", "AdaptiveMaxPool"):
         for et in ("u4", "i4", "nf4"):

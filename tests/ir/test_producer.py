@@ -182,7 +182,7 @@ def test_a_pool_is_judged_on_the_type_its_producer_gives(tmp_path):
         path.write_text(xml)
         path.with_suffix(".bin").write_bytes(blob)
         paths.append(str(path))
-    from test_eltypes import compile_in_child
+    from plugin import compile_in_child
     verdicts = compile_in_child(paths)
     wrong = []
     for case, path, verdict in zip(cases, paths, verdicts):
@@ -198,7 +198,7 @@ def test_a_convert_of_a_string_input_is_refused(tmp_path):
     (nor take u1/u3 inputs at all); check equals read_model + compile_model on each."""
     import openvino as ov
     import openvino.opset1 as o1
-    from test_eltypes import compile_in_child
+    from plugin import compile_in_child
     q = o1.parameter([1, 2, 4, 4], ov.Type.f32, name="x")
     ov.save_model(ov.Model([o1.max_pool(o1.convert(q, ov.Type.f32), [1, 1], [0, 0], [0, 0], [2, 2]).output(0)], [q]),
                   tmp_path / "base.xml")

@@ -21,7 +21,7 @@ import irpool
 import irpool.cli
 from irpool.onnx.check import judge_all
 from irpool.onnx.runtimes import shapes
-from test_eltypes import measured_cpu
+from plugin import measured_cpu
 
 pytestmark = [pytest.mark.onnxruntime, pytest.mark.onnx, pytest.mark.openvino]
 
