@@ -135,8 +135,8 @@ def _fixed(item, args, bin, shapes=None, cpu=None):  # noqa: A002
 
 
 def _shapes(args) -> dict | None:
-    from .onnx.model import read_shapes
-    return read_shapes(args.shape) if getattr(args, "shape", None) else None
+    from .given import read
+    return read(args.shape) if getattr(args, "shape", None) else None
 
 
 def _cpu(args) -> str | None:

@@ -104,7 +104,7 @@ def fix(data: bytes, *, path=None, file: str | None = None, bin=None, max_bytes:
     """check --fix on either front end: (the fixed bytes, the same bytes where nothing is fixed; [report.Fixed];
     the Report of the fixed document). `path`: where `data` was read (its kind, and the IR weights file beside
     it; None for standard input); `file`: its name in findings. Nothing is written here."""
-    if (kind(path) if path is not None else kind(data)) == "onnx":
+    if _kind(data, path) == "onnx":
         from .onnx.fix import fix as onnx_fix
         return onnx_fix(data, max_bytes=max_bytes, file=file, shapes=shapes)
     if shapes:
@@ -115,9 +115,14 @@ def fix(data: bytes, *, path=None, file: str | None = None, bin=None, max_bytes:
         return ir_fix(data, file=file, bin=None if path is None else bin_path(bin, path), max_bytes=max_bytes)
 
 
+def _kind(data: bytes, path) -> str:
+    """The kind of a file read as `data` from `path` (by its name), or from standard input (by its bytes)."""
+    return kind(path) if path is not None else kind(data)
+
+
 def diff_lines(data: bytes, path=None) -> list:
     """The lines --diff compares: an IR file's own, or an .onnx model's declared values (onnx/fix.text_lines)."""
-    if (kind(path) if path is not None else kind(data)) == "onnx":
+    if _kind(data, path) == "onnx":
         from .onnx.fix import text_lines
         return text_lines(data)
     return data.decode("utf-8", "surrogateescape").splitlines(True)
@@ -125,4 +130,4 @@ def diff_lines(data: bytes, path=None) -> list:
 
 def suffix(data: bytes, path=None) -> str:
     """The suffix a file of this kind is written with."""
-    return ".onnx" if (kind(path) if path is not None else kind(data)) == "onnx" else ".xml"
+    return ".onnx" if _kind(data, path) == "onnx" else ".xml"

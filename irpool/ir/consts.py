@@ -145,13 +145,13 @@ def _bytes(bin_path, offset, size, span, refused, extra: int = 0) -> bytes:
 NUMBERS = {**SHAPE_TYPES, "f32": "<f4", "f16": "<f2", "f64": "<f8", "boolean": "?"}
 
 
-def small_value(const: Const, bin_path: str | None, file: str | None):
-    """A numeric Const's values in its own shape, where it holds at most MOST_VALUES of them and the weights file
-    has them (what --shape's inference folds shape subgraphs with); None otherwise: then its value is unknown."""
+def small_value(const: Const, shape: tuple, bin_path: str | None, file: str | None):
+    """A numeric Const's values in its `shape` (its <data>'s, read by the caller), where it holds at most
+    MOST_VALUES of them and the weights file has them (what --shape's inference folds shape subgraphs with);
+    None otherwise: then its value is unknown."""
     d = const.data
     dtype = NUMBERS.get(const.element_type)
     try:
-        shape = [int(t) for t in (d.get("shape") or "").split(",") if t.strip()]
         count, offset, size = int(np.prod(shape, dtype=np.int64)), int(d["offset"]), int(d["size"])
     except (KeyError, ValueError, TypeError):
         return None

@@ -15,7 +15,8 @@ from ..errors import IRError
 from ..opdefs import load
 from . import consts
 from .consts import Const
-from .dims import parse_shape, text
+from ..given import fits, unknown
+from .dims import bounds, parse_shape, shape_text
 from .parse import Document, Layer
 from .shape_rules import MOST_VALUES, RULES, Refused, Tensor, Unknown, pool, who
 
@@ -91,22 +92,13 @@ def _given(layers: dict, shapes: dict, file) -> dict:
     for name, dims in shapes.items():
         lid = names.get(name)
         if lid is None:
-            raise IRError(f"--shape {name}=...: the model has no input named {name!r} (its inputs: "
-                          + (", ".join(repr(p.name) for p in params.values()) or "none") + ")", file=file)
+            raise unknown(name, [p.name for p in params.values()], file)
         try:
             declared = parse_shape(params[lid].data.get("shape") or "")
         except ValueError:
             declared = None
-        shown = "[" + ",".join(text(d) for d in declared) + "]" if declared is not None else "[...]"
-        said = f"--shape {name}={','.join(map(str, dims))}"
-        if declared is not None and len(dims) != len(declared):
-            raise IRError(f"{said}: {len(dims)} dims, but input {name!r} is {shown}, of rank {len(declared)}",
-                          file=file)
-        for i, (d, g) in enumerate(zip(declared or (), dims)):
-            lo, hi = (d, d) if isinstance(d, int) else d
-            if not lo <= g <= (hi if hi is not None else g):
-                raise IRError(f"{said}: dim {i} is {g}, but input {name!r} declares {shown}: --shape may only give"
-                              " its dynamic dims, within their bounds", file=file)
+        if declared is not None:
+            fits(name, dims, [bounds(d) for d in declared], shape_text(declared), file)
         given[lid] = tuple(dims)
     return given
 
@@ -217,7 +209,8 @@ class _Inference:
             shape = tuple(int(t) for t in (layer.data.get("shape") or "").split(",") if t.strip())
         except ValueError:
             raise Unknown(f"shape={layer.data.get('shape')!r}") from None
-        value = consts.small_value(Const(layer.id, layer.name, layer.data_line, layer.data), self.bin_path, self.file)
+        value = consts.small_value(Const(layer.id, layer.name, layer.data_line, layer.data), shape, self.bin_path,
+                                   self.file)
         return [Tensor(shape, value)]
 
 

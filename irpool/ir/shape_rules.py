@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import plan
+from ..core.shape import out_length
 from ..errors import IRError
 from . import consts, negpads
 from .layers import interpret
@@ -199,7 +200,7 @@ def _window_out(layer, x, k, s, d, pb, pe) -> int:
         return -(-x // s)
     if auto == "valid":
         pb = pe = 0
-    return (x + pb + pe - d * (k - 1) - 1) // s + 1
+    return out_length(x, d * (k - 1) + 1, s, pb, pe, "floor")        # (-1 where the kernel does not fit)
 
 
 def _csv(layer, name, n, default):

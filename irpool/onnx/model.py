@@ -7,6 +7,7 @@ import mmap
 import os
 from dataclasses import dataclass, field
 
+from .. import given
 from ..errors import IRError
 from . import wire
 from .attributes import NHWC, OPS
@@ -168,19 +169,11 @@ def _given_shapes_fit(g, shapes: dict) -> None:
     inputs = {vi.name: _value(vi, ()) for vi in g.input if vi.name not in weights}
     for name, dims in shapes.items():
         if name not in inputs:
-            raise IRError(f"--shape {name}=...: the model has no input named {name!r} (its inputs: "
-                          + (", ".join(repr(n) for n in inputs) or "none") + ")")
+            raise given.unknown(name, inputs)
         declared = inputs[name].shape if inputs[name] is not None else None
-        if declared is None:
-            continue
-        shown = "[" + ",".join(str(d) if isinstance(d, int) else "?" for d in declared) + "]"
-        if len(dims) != len(declared):
-            raise IRError(f"--shape {name}={','.join(map(str, dims))}: {len(dims)} dims, but input {name!r} is"
-                          f" {shown}, of rank {len(declared)}")
-        for i, (d, given) in enumerate(zip(declared, dims)):
-            if isinstance(d, int) and d != given:
-                raise IRError(f"--shape {name}={','.join(map(str, dims))}: dim {i} is {given}, but input {name!r}"
-                              f" declares {shown}: --shape may only give its symbolic dims")
+        if declared is not None:
+            shown = "[" + ",".join(str(d) if isinstance(d, int) else "?" for d in declared) + "]"
+            given.fits(name, dims, [(d, d) if isinstance(d, int) else (0, None) for d in declared], shown)
 
 
 def _graph(g, path, where, opsets, outer: dict, shapes: dict):
@@ -216,22 +209,3 @@ def _node(node, i, path, where, opsets, scope, shapes, branch=()):
             inner = f"{where} > {inner}" if where else inner
             sub_path = None if path is None else path + ((i, a, s),)
             yield from _graph(sub, sub_path, inner, opsets, scope, {})
-
-
-def read_shapes(text_items) -> dict:
-    """--shape NAME=1,3,224,224 (as benchmark_app -shape takes it; also NAME[1,3,224,224]) as {name: dims}."""
-    shapes = {}
-    for item in text_items:
-        name, sep, dims = item.partition("=")
-        if not sep and "[" in item:
-            name, dims = item.split("[", 1)
-            dims = dims.rstrip("]")
-        dims = dims.strip("[] ")
-        try:
-            values = tuple(int(d) for d in dims.split(",")) if dims else ()
-        except ValueError:
-            raise IRError(f"--shape takes NAME=1,3,224,224, got {item!r}") from None
-        if not name or not values or any(v < 0 for v in values):
-            raise IRError(f"--shape takes NAME=1,3,224,224 (dims of 0 or more), got {item!r}")
-        shapes[name] = values
-    return shapes
