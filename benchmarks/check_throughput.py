@@ -20,6 +20,7 @@ import tempfile
 import time
 
 import irpool
+from timing import cpu_name
 
 DIMS = (1, 64, 56, 56)
 
@@ -172,12 +173,20 @@ def main():
     with tempfile.TemporaryDirectory() as folder:
         models = converted_models(folder) + (real_models(folder) if args.real else [])
         if models:
-            print("\nmodel                         MB   irpool.check ms   read_model ms   ratio   findings")
+            print(f"\n{cpu_name()}, {os.cpu_count()} cores")
+            print("model                         MB   irpool.check ms   read_model ms   ratio   findings")
+        sums, ratios = [0.0, 0.0], []
         for xml in models:
             ours, theirs, report = against_read_model(xml)
             findings = len(report.findings)
+            sums[0], sums[1] = sums[0] + ours, sums[1] + theirs
+            ratios.append((ours / theirs, xml.stem))
             print(f"{xml.stem:<26} {xml.stat().st_size / 1e6:7.2f} {ours * 1e3:14.2f} {theirs * 1e3:15.2f}"
                   f" {ours / theirs:7.2f} {findings:10d}")
+        if models:
+            ratios.sort()
+            print(f"in sum: check {sums[0] * 1e3:.1f} ms, read_model {sums[1] * 1e3:.1f} ms: {sums[0] / sums[1]:.2f};"
+                  f" median {ratios[len(ratios) // 2][0]:.2f}, worst {ratios[-1][0]:.2f} ({ratios[-1][1]})")
         if args.big:
             path = pathlib.Path(folder) / "big.xml"
             n = int(args.big * 1e6 / 730)

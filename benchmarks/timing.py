@@ -49,7 +49,8 @@ def best_of(fn, runs: int) -> float:
 
 
 def cpu_name() -> str:
-    """The CPU as lscpu names it: model name, family and model (a ratio measured on one CPU is a fact about it)."""
+    """The CPU as lscpu names it: model name, family and model, and whether it has avx512f (a ratio measured on one
+    CPU is a fact about it)."""
     info = {}
     try:
         with open("/proc/cpuinfo") as f:
@@ -58,4 +59,6 @@ def cpu_name() -> str:
                 info.setdefault(key.strip(), value.strip())
     except OSError:
         return "?"
-    return f"{info.get('model name', '?')} (family {info.get('cpu family', '?')} model {info.get('model', '?')})"
+    avx512f = "yes" if "avx512f" in info.get("flags", "").split() else "no"
+    return (f"{info.get('model name', '?')} (family {info.get('cpu family', '?')} model {info.get('model', '?')},"
+            f" avx512f {avx512f})")

@@ -84,6 +84,8 @@ def port_dim(text) -> tuple:
     "0x8" is 0) or an interval "a..b" whose `a` reads so ("1..?" is 1 and up); it refuses, with ValueError,
     a text that starts with no integer ("?", "..8", an empty <dim>), one below -1, or one past an int64."""
     t = text or ""
+    if len(t) < 19 and t.isdigit() and t.isascii():
+        return int(t), False                            # (the common case, in one step)
     lo_text, interval, hi_text = t.partition("..")
     lo = _leading(lo_text)
     if lo is None or lo < -1:

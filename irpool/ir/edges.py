@@ -17,7 +17,7 @@ from .waits import Pool
 _EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in EDGE_ENDS]
 
 
-_WATCHED = ("Convert",) + POOL_TYPES   # consumers whose edges may need a look at the type their producer gives
+_WATCHED = frozenset(("Convert",) + POOL_TYPES)   # consumers whose edges may need a look at the type their producer gives
 
 
 class EdgeProblem(NamedTuple):
@@ -53,7 +53,8 @@ class Edges:
         else:
             edges = list(zip(*ends))[:n]
         waiting, index_ports, shape_ops, outputs = self.waiting, self.index_ports, self.shape_ops, self.outputs
-        row, value, signature, graph, types = self.seen.row, self.seen.value, self.sigs.at, self.graph, self.types
+        row, value, signature, graph, types = self.seen.finder(), self.seen.value, self.sigs.at, self.graph, self.types
+        kept, before_layers = self.sigs.by_number, not len(self.seen)
         out_types, param_slots = self.out_types, self.param_slots
         ports = graph.ports
         ports.extend(bytes(len(self.seen) - len(ports)))
@@ -61,13 +62,15 @@ class Edges:
         for el, e in zip(holder[:n], edges):            # (holder[i] would walk the children from the start)
             if e is None:
                 continue
-            if not len(self.seen):
+            if before_layers:
                 self.early_edges.append(e + (line_of(el),))
                 continue
             fl, fp, tl, tp = e
             ra, rb = row(fl), row(tl)
             if ra is not None and rb is not None:
-                a, b = signature(value[ra]), signature(value[rb])
+                na, nb = value[ra], value[rb]
+                a = kept[na] if na >= 0 else signature(na)
+                b = kept[nb] if nb >= 0 else signature(nb)
                 i = b.positions.get(tp)
                 if i is not None:                       # graph.edge, its common case written out (a third faster)
                     line = el.sourceline
@@ -76,10 +79,12 @@ class Edges:
                         rows.extend((ra, rb, line))
                     else:
                         graph.edge(ra, rb, i, tp, line_of(el), rows)
-                if tl not in waiting and tl not in shape_ops and (fl, fp) not in index_ports and fl not in waiting \
-                        and tl not in param_slots and not (b.type in _WATCHED and types.differ(ra, rb, a.type, b.type)) \
-                        and (fl, fp) not in outputs and not types.wants(fl, tl) and (fl, fp) not in out_types \
-                        and a.out_dims.get(fp, 0) == b.in_dims.get(tp, 1):
+                if a.out_dims.get(fp, 0) == b.in_dims.get(tp, 1) and tl not in waiting and fl not in waiting \
+                        and tl not in shape_ops and tl not in param_slots \
+                        and not ((index_ports or outputs or out_types)
+                                 and ((fl, fp) in index_ports or (fl, fp) in outputs or (fl, fp) in out_types)) \
+                        and not (b.type in _WATCHED and types.differ(ra, rb, a.type, b.type)) \
+                        and not types.wants(fl, tl):
                     continue                                                    # both ends declare the same dims
             self.edge(fl, fp, tl, tp, line_of(el))
         graph.batch(rows)

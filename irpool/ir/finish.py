@@ -11,7 +11,7 @@ from ..opdefs import load
 from .dims import lenient_dim
 from .elements import element_type
 from .parse import Layer
-from .pooling import fix_of
+from .judge import fix_of
 from .waits import Duplicate, Outer
 
 _DECLARED = ("shape-mismatch", "edge-mismatch")   # declared dims: wrong whether or not OpenVINO builds the layer

@@ -35,7 +35,8 @@ class Rows:
     def __len__(self) -> int:
         return (len(self.blocks) + 4 * len(self.pending)) // 12
 
-    def add(self, rows: array) -> None:
+    def add(self, rows) -> None:
+        """`rows`: an array or a tuple of ints, three to a row."""
         self.pending.extend(rows)
         if len(self.pending) >= 3 * 4096:
             self.flush()
@@ -80,7 +81,7 @@ class Graph:
         elif layer_type == "Parameter":
             self.params.append(row)
         if needs_all or layer_type == "Result":
-            self.needs.add(array("i", (row, min(inputs, 8), line or 0)))
+            self.needs.add((row, min(inputs, 8), line or 0))
 
     def edge(self, src: int, dst: int, position: int, port_id, line, rows: array) -> None:
         """An edge from layer row `src` into the input port `port_id` of row `dst`, at `position` among its ports;

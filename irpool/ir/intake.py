@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from lxml import etree
+
 from . import portmaps
 from .bodies import declared_inputs
 from .consts import Const
@@ -16,8 +18,19 @@ from .fold import MOST_KEPT, SHAPE_OPS
 from .graph import ROOTS
 from .layers import POOL_TYPES, is_pooling
 from .parameters import check_output_precisions
-from .parse import BODIES, REQUIRED, Layer, belongs, content_key, light_ports, line_of, op_type, read_layer
-from .pooling import Judged
+from .parse import (
+    BODIES,
+    REQUIRED,
+    Layer,
+    belongs,
+    content_key,
+    light_ports,
+    line_of,
+    op_type,
+    op_type_of,
+    read_layer,
+)
+from .pooling import Outcome
 
 BODY_TYPES = ("TensorIterator", "Loop", "If")      # the ops whose <layer> holds nets
 
@@ -32,13 +45,55 @@ _GRAPH_TYPES = frozenset(ROOTS + ("Parameter",))   # the layers graph.py is told
 
 _U64_ID = re.compile(r"\s*\+?[0-9]+")   # a layer id as pugixml's as_ullong takes it whole ("01", "+1", " 1")
 
+_PLAIN, _CONST, _OTHER = 0, 1, 2
+_KINDS = {}               # a type attribute as written -> _PLAIN, _CONST or _OTHER
+
+
+def _kind(written) -> int:
+    """_PLAIN: a layer type only the dims of whose ports check reads (what Intake.layer, by_type, source and the
+    graph's roots never look at); _CONST: a Const; _OTHER: anything else, read on the full path."""
+    ltype = op_type_of(written)
+    special = (("Parameter", "Convert", "Const") + POOL_TYPES + FAMILY_TYPES + BODY_TYPES + ROOTS)
+    kind = _CONST if written == "Const" else _OTHER if written is None or ltype != written or ltype in special or ltype in SHAPE_OPS \
+        else _PLAIN
+    if written is not None and len(_KINDS) < 4096:
+        _KINDS[written] = kind
+    return kind
+
+
+class _ConstTypes(dict):
+    """A Const's element_type as written -> its type, for the spellings const_type takes without a word."""
+    def __missing__(self, text):
+        et = element_type(text)
+        ok = text is not None and et is not None and text.lower() == et.name
+        if len(self) < 4096:
+            self[text] = et if ok else None
+        return et if ok else None
+
+
+_CONST_TYPES = _ConstTypes()
+_NOT_DIM = None
+
+
+def _only_dims(holder) -> bool:
+    """Whether every child of every port of the batch's layers is a <dim> (one XPath count; a port's <rt_info>
+    makes it False, and its ports are read child by child)."""
+    global _NOT_DIM
+    if _NOT_DIM is None:
+        _NOT_DIM = etree.XPath("count(layer/*/port/*) - count(layer/*/port/dim)")
+    return not _NOT_DIM(holder)
+
 
 
 class Intake:
     def layers(self, holder, n) -> None:
         """A batch of <layers>' children, each read light where it can be (the common case) or in full."""
         problems = self.doc.problems
+        quick = self.quick if not self.doc.is_snippet and not self.shadow else None
+        plain = None if quick is None else _only_dims(holder)
         for el in holder[:n]:
+            if quick is not None and quick(el, plain):
+                continue
             if el.tag != "layer":
                 belongs(el, holder, problems)               # (a problem, with its line)
                 continue
@@ -70,6 +125,37 @@ class Intake:
                 elif ltype in ("Convert", "Parameter"):
                     data = el.find("data")
                     self.source(len(self.seen) - 1, ltype, data.attrib if data is not None else None)
+
+    def quick(self, el, plain) -> bool:
+        """A layer that only its ports' dims matter of (the common case: a layer irpool does not model, or a Const),
+        new and clean as written, taken in the fewest steps (what layers() would do, less the lookups that find
+        nothing); False, and nothing done, where it is anything else. `plain`: every port's children are <dim>s."""
+        get = el.get
+        lid, written = get("id"), get("type")
+        kind = _KINDS.get(written)
+        if kind is None:
+            kind = _kind(written)
+        if kind == _OTHER or el.tag != "layer":
+            return False
+        name, version = get("name"), get("version")
+        if lid is None or name is None or version is None or not lid.isdigit() or self.seen.row(lid) is not None:
+            return False
+        ports = light_ports(el, plain, checked=True)
+        if ports is None:
+            return False
+        outs, ins = ports
+        given = None
+        if kind == _CONST:
+            data = el.find("data")
+            given = _CONST_TYPES[data.get("element_type") if data is not None else None]
+            if given is None or len(outs) > 1 or ins:
+                return False                                # (the full path says what is wrong)
+            if lid in self.keep_consts or Const.may_be_shape(el, data):
+                self.consts[lid] = Const.of(el)
+        self.remember(lid, name, written, ports, el)
+        if given is not None:
+            self.types.keep(len(self.seen) - 1, given)
+        return True
 
     def id_problems(self, el, lid, ltype) -> None:
         """The attributes every layer of a net needs, and an id read_model reads (an unsigned 64-bit number)."""
@@ -202,7 +288,7 @@ class Intake:
         the layer as written but for its id, name, rt_info and port names (content_key); a key that gave no
         finding is not checked again."""
         findings, problems = len(self.report.findings), len(self.doc.problems)
-        judged = Judged(None, None)
+        judged = Outcome(None, None)
         check_output_precisions(self, layer)
         for line, what in layer.notes:
             self.finding("lenient-attribute", what, line, layer)

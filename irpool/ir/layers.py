@@ -65,6 +65,8 @@ def op_name(layer: Layer, file: str | None) -> str:
 
 
 def _int(name: str, text: str, item: str, lenient: list) -> int:
+    if len(item) < 19 and item.isdigit() and item.isascii():
+        return int(item)                                # (the common case, in one step)
     m = _INT_PREFIX.match(item)
     if not m:
         raise IRError(f'{name}="{text}": "{item}" is not an integer')

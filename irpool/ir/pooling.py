@@ -1,29 +1,17 @@
-"""Checking one pooling layer on its input dims: its attributes and spec, the output dims OpenVINO computes
-against those it declares, the element-type verdicts of the CPU plugin (now, or once the edges say what reads
-its outputs), and the pooling family (adaptive pools, global reductions) once its shape input is known."""
+"""Checking one pooling layer as the net streams: the rules of judge.py on its input dims, their findings said,
+and what waits for the edges kept (the CPU plugin's element-type verdicts, indices outputs that must or must not be
+used, the dims it outputs for its consumers); the pooling family (adaptive pools, global reductions) once its shape
+input is known."""
 from __future__ import annotations
 
-import difflib
-import math
 from typing import NamedTuple
 
 from .. import cpu
-from ..core import axis_names, plan
 from ..errors import IRError
 from ..opdefs import load
-from . import consts, fold, negpads
-from .dims import DYNAMIC, compatible, text
-from .elements import element_type
+from . import consts, fold, judge
 from .family import interpret_family, is_family, shape_input_name
-from .layers import (
-    check_dims,
-    empty_window_refusal,
-    interpret,
-    kept_in_type,
-    op_name,
-    small_output_refusal,
-    type_refusal,
-)
+from .layers import kept_in_type, op_name, type_refusal
 from .parameters import input_precision
 from .parse import Layer
 from .waits import KeepConst
@@ -41,30 +29,7 @@ def unbounded(d) -> bool:
     return not isinstance(d, int) and (not isinstance(d, tuple) or d[1] is None)
 
 
-def fix_of(layer: Layer, port, computed, side="output") -> dict | None:
-    """What --fix writes for a shape-mismatch (an output port), or for an edge-mismatch into a pooling layer
-    (its input port, as its producer gives it): every declared dim of the port that a known value contradicts."""
-    if len(port.dims) != len(computed):
-        return None
-    dims = [[i, c] for i, (d, c) in enumerate(zip(port.dims, computed)) if isinstance(c, int) and not compatible(d, c)]
-    fix = dict(layer_line=layer.line, port=port.id, dims=dims) if dims else None
-    if fix and side != "output":
-        fix["side"] = side
-    return fix
-
-
-def _spec_text_out(p, auto_pad: str):
-    """The output length by the OpenVINO spec's own formulas, where they differ from the runtime."""
-    if p.length is None:
-        return None
-    if auto_pad in ("same_upper", "same_lower"):
-        return p.length                      # the spec: "H_out = H"
-    if auto_pad == "valid":
-        return math.ceil((p.length - p.dilated_kernel + 1) / p.stride)
-    return p.out
-
-
-class Judged(NamedTuple):
+class Outcome(NamedTuple):
     """What checking a pooling layer leaves for the layers after it: the element type it was judged on (None: not
     known), and explain's record of it (None: no explain)."""
     type: object
@@ -156,7 +121,7 @@ class Pooling:
         if port in self.read_from_waiting:
             self.references.add(layer.id)
 
-    def pooling(self, layer: Layer, x_dims, in_type=None) -> Judged:
+    def pooling(self, layer: Layer, x_dims, in_type=None) -> Outcome:
         """Check a pooling layer on input dims `x_dims` (None: dynamic rank) and element type `in_type` (None:
         its input port's precision); remember what it outputs. Its errors but for declared dims are OpenVINO's
         only where its reader builds the layer (finish())."""
@@ -165,22 +130,38 @@ class Pooling:
         self.build_time.extend(range(start, len(self.report.findings)))
         return judged
 
-    def _pooling(self, layer: Layer, x_dims, in_type) -> Judged:
+    def _pooling(self, layer: Layer, x_dims, in_type) -> Outcome:
+        """The rules (judge.py) on one MaxPool or AvgPool, their findings said, and what waits for the edges kept:
+        the CPU plugin's type verdicts, output ports past the op's, the outputs that differ from those declared."""
         if is_family(layer):
             return self.family(layer, x_dims, in_type)
-        rank = None if x_dims is None else len(x_dims)
-        try:
-            pl = interpret(layer, self.file, rank, self.doc.ir_version)
-            check_dims(pl, x_dims, self.file)
-        except IRError as e:
-            self.finding(e.code, e.reason, e.line or layer.line, layer)
-            return Judged(None, self.record(layer, x_dims, error=e.reason))
-        self.attributes(layer, pl.op, pl.unknown, pl.lenient)
-        x = layer.inputs[0]
+        j = judge.read(layer, x_dims, self.file, self.doc.ir_version)
+        self.say_all(layer, judge.reading_findings(j))
+        if j.pl is None:
+            return Outcome(None, self.record(layer, x_dims, error=j.error.reason))
+        pl = j.pl
         et = in_type or input_precision(self, layer)
         if et is not None:
-            self.type_verdicts(layer, pl, et, x_dims, x.line)
+            self.type_verdicts(layer, pl, et, x_dims, layer.inputs[0].line)
         self.extra_outputs(layer, pl.op, pl.outputs)
+        self.indices_unused(layer, pl)
+        if x_dims is None or all(unbounded(d) for d in x_dims[2:]):
+            gap = self.reshaped.why(layer.id) if self.reshaped is not None else None
+            self.report.uncheck(layer.type, "their spatial input dims are dynamic and unbounded, so their output"
+                                " dims are not checked: give the model's input shapes with --shape NAME=dims"
+                                if gap is None else f"--shape does not reach their input: {gap}")
+        j = judge.computed(j, et)
+        self.say_all(layer, judge.dims_findings(j))
+        if j.error is not None:
+            return Outcome(et, self.record(layer, x_dims, pl=pl, error=j.error.reason))
+        for port in layer.outputs[: pl.outputs]:
+            if port.dims != j.computed:
+                self.outputs[(layer.id, port.id)] = j.computed
+        return Outcome(et, self.record(layer, x_dims, pl=pl, plans=j.plans, computed=j.computed))
+
+    def indices_unused(self, layer: Layer, pl) -> None:
+        """A MaxPool with rounding_type ceil_torch and no dilations crashes compile_model unless its indices output
+        is used: said in finish, if no edge reads it."""
         port = layer.outputs[1].id if len(layer.outputs) > 1 else None
         if pl.crashes_unless_indices_used and (layer.id, port) not in self.read_from_waiting:
             self.unless_used[(layer.id, port)] = (
@@ -188,43 +169,17 @@ class Pooling:
                 " it, and crashes compiling it (a segmentation fault) when its indices output is not used",
                 layer.data_line, layer)
             self.index_ports.setdefault((layer.id, port), None)   # (so that the edges from it are looked at)
-        if x_dims is None or all(unbounded(d) for d in x_dims[2:]):
-            gap = self.reshaped.why(layer.id) if self.reshaped is not None else None
-            self.report.uncheck(layer.type, "their spatial input dims are dynamic and unbounded, so their output"
-                                " dims are not checked: give the model's input shapes with --shape NAME=dims"
-                                if gap is None else f"--shape does not reach their input: {gap}")
-        if x_dims is None:                               # dynamic rank in: rank k + 2 out, every dim dynamic
-            plans, computed = None, [DYNAMIC] * (pl.spec.ndim + 2)
-        else:
-            try:
-                spec, crop = negpads.fit(pl, x_dims)
-                plans = plan(spec, negpads.cut(x_dims, crop))
-            except IRError as e:
-                self.finding("bad-shape", f"{pl.op}: {e.reason}", x.line, layer)
-                return Judged(et, self.record(layer, x_dims, pl=pl, error=e.reason))
-            computed = list(x_dims)
-            for a, p in zip(pl.spec.spatial_axes(rank), plans):
-                computed[a] = p.out if p.out is not None else (p.bounds or DYNAMIC)
-            refusal = empty_window_refusal(pl, et, x_dims, plans) or small_output_refusal(pl, et, x_dims, plans)
-            if refusal:
-                self.finding(*refusal, x.line, layer)
-        for k, port in enumerate(layer.outputs[: pl.outputs]):
-            self.port_dims(layer, pl, x_dims, plans, computed, port, first=k == 0)
-            want = et.name if k == 0 and et is not None else pl.index_type if k == 1 else None
-            got = element_type(port.precision)
-            if got is not None and want is not None and got.name != want:
-                what = f"the input's ({want})" if k == 0 else f"index_element_type {want}"
-                self.finding("precision-mismatch", f"output port {port.id} declares precision {port.precision};"
-                             f" {pl.op} gives {what}", port.line, layer)
-            if port.dims != computed:
-                self.outputs[(layer.id, port.id)] = computed
-        return Judged(et, self.record(layer, x_dims, pl=pl, plans=plans, computed=computed))
 
-    def family(self, layer: Layer, x_dims, in_type=None) -> Judged:
+    def say_all(self, layer: Layer, said) -> None:
+        """The rules' findings (judge.Said) of one layer."""
+        for code, message, line, fix in said:
+            self.finding(code, message, line, layer, fix=fix)
+
+    def family(self, layer: Layer, x_dims, in_type=None) -> Outcome:
         """An adaptive pool, or a reduction that may be a global pool, once its shape input is known."""
         fl = self.family_layer(layer, x_dims)
         if fl is None:
-            return Judged(None, None)
+            return Outcome(None, None)
         self.report.count(fl.kind)
         self.attributes(layer, fl.op, fl.unknown, fl.lenient)
         et = in_type or input_precision(self, layer)
@@ -233,8 +188,10 @@ class Pooling:
         computed = fl.output_dims(x_dims)
         how = fl.arithmetic(x_dims)
         for k, port in enumerate(layer.outputs[: fl.outputs]):
-            self.family_port(layer, fl, port, et if k == 0 else None, computed, how)
-        return Judged(et, self.record(layer, x_dims, family=fl, computed=computed, how=how))
+            self.say_all(layer, judge.family_port_findings(layer, fl, port, et if k == 0 else None, computed, how))
+            if computed is not None and port.dims != computed:
+                self.outputs[(layer.id, port.id)] = computed
+        return Outcome(et, self.record(layer, x_dims, family=fl, computed=computed, how=how))
 
     def family_layer(self, layer: Layer, x_dims):
         """Its FamilyLayer, read with its shape input's values (a Const's, or folded: fold.py); None where it is not
@@ -294,40 +251,9 @@ class Pooling:
             else:
                 self.finding("bad-precision", why, layer.data_line, layer)
 
-    def family_port(self, layer: Layer, fl, port, et, computed, how) -> None:
-        """One output port (`et`: the data output's type; None for the indices) against what the op gives."""
-        want = (et.name if et is not None else None) if port is layer.outputs[0] else fl.index_type
-        got = element_type(port.precision)
-        if got is not None and want is not None and got.name != want:
-            gives = "the input's" if port is layer.outputs[0] else "index_element_type"
-            self.finding("precision-mismatch", f"output port {port.id} declares precision {port.precision};"
-                         f" {fl.op} gives {gives} {want}", port.line, layer)
-        if computed is None:
-            return
-        if port.dims and len(port.dims) != len(computed):
-            self.finding("shape-mismatch", f"output port {port.id} has rank {len(port.dims)}, {fl.op} gives rank"
-                         f" {len(computed)} ({'; '.join(how)})", port.line, layer)
-            self.outputs[(layer.id, port.id)] = computed
-            return
-        bad = [i for i, (dd, c) in enumerate(zip(port.dims, computed)) if not compatible(dd, c)]
-        if bad:
-            names = ["N", "C"] + list(axis_names(len(computed) - 2))
-            self.finding("shape-mismatch", f"output port {port.id}: " + "; ".join(
-                f"{names[i]}: computed {text(computed[i])}, declared {text(port.dims[i])}" for i in bad) +
-                f" ({'; '.join(how)})", port.dim_lines[bad[0]], layer, fix=fix_of(layer, port, computed))
-        if port.dims != computed:
-            self.outputs[(layer.id, port.id)] = computed
-
     def attributes(self, layer, op, unknown, lenient) -> None:
         """What OpenVINO reads without a word: attributes the op does not have, values not written as their type."""
-        names = load("openvino")["ops"][op]["attributes"]
-        for name in unknown:
-            near = difflib.get_close_matches(name, names, n=1, cutoff=0.7)
-            hint = f" (did you mean {near[0]}?)" if near else ""
-            self.finding("unknown-attribute", f"{op} has no attribute {name}{hint}; OpenVINO ignores it",
-                         layer.data_line, layer)
-        for message in lenient:
-            self.finding("lenient-attribute", f"{op}: {message}", layer.data_line, layer)
+        self.say_all(layer, judge.attribute_findings(op, unknown, lenient, layer.data_line))
 
     def record(self, layer, x_dims, **what) -> dict | None:
         """For check(explain=True): what decides a pooling layer's output, or why it cannot be computed."""
@@ -341,39 +267,3 @@ class Pooling:
     def emit(self, rec) -> None:
         sink = self.report.explained
         (sink if callable(sink) else sink.append)(rec)
-
-    def port_dims(self, layer, pl, x_dims, plans, computed, port, first=True) -> None:
-        """A declared output port against the computed dims: a static dim must equal the computed value,
-        or lie inside the computed interval. Where the spec text differs, a note on the `first` port only."""
-        rank = pl.spec.ndim + 2
-        if port.dims and len(port.dims) != rank:
-            self.finding("shape-mismatch", f"output port {port.id} has rank {len(port.dims)}, {pl.op} gives rank"
-                         f" {rank}", port.line, layer)
-            return
-        if plans is None:
-            return                                        # dynamic rank in: nothing to contradict
-        problems, divergences, first_line, follows_spec = [], [], None, False
-        axes = pl.spec.spatial_axes(rank)
-        for i, declared in enumerate(port.dims):
-            line = port.dim_lines[i]
-            if i in axes:
-                p = plans[axes.index(i)]
-                how, spec_text = p.arithmetic, _spec_text_out(p, pl.spec.auto_pad)
-            else:
-                how, spec_text = f"{'N' if i == 0 else 'C'}: {text(x_dims[i])} from the input", None
-            if not compatible(declared, computed[i]):
-                inside = "" if isinstance(computed[i], int) else ", outside that interval"
-                problems.append(f"{how}, declared {text(declared)}{inside}")
-                follows_spec = follows_spec or spec_text == declared
-                first_line = first_line or line
-            elif first and spec_text is not None and isinstance(declared, int) and spec_text != declared:
-                divergences.append(f"{p.name}: declared {declared} matches the OpenVINO runtime, but the spec text's"
-                                   f" {pl.spec.auto_pad} formula gives {spec_text}")
-        if problems:
-            if follows_spec:
-                problems[-1] += (f" (the declared dims follow the spec text's {pl.spec.auto_pad} formula; the OpenVINO"
-                                 " runtime, which wins, computes the values above)")
-            self.finding("shape-mismatch", f"output port {port.id}: " + "; ".join(problems), first_line, layer,
-                         fix=fix_of(layer, port, computed))
-        if divergences:
-            self.finding("spec-divergence", f"output port {port.id}: " + "; ".join(divergences), port.line, layer)

@@ -33,7 +33,7 @@ class Blocks:
 
     def append(self, data: bytes) -> int:
         """Append `data`; the offset it starts at."""
-        start = len(self)
+        start = self._base + len(self._open)
         self._open += data
         if len(self._open) >= _BLOCK:
             self._blocks.append(zlib.compress(bytes(self._open), 1))
@@ -94,6 +94,11 @@ class LayerTable:
         n = self._numeric(lid)
         return self._by_num[n] - 1 if n is not None and n < len(self._by_num) and self._by_num[n] else None
 
+    def finder(self):
+        """The fastest callable from an id to its row (or None) while no layer is added: the dict's own get while
+        every id is in it."""
+        return self._by_text.get if len(self.value) <= _SMALL else self.row
+
     def add(self, lid, name, value: int) -> int:
         """A new layer's row (the caller has made sure `lid` is not in the table yet). The first _SMALL
         layers go to a dict (fastest); past that, numeric ids go to the array, or to none while every id is
@@ -122,12 +127,15 @@ class LayerTable:
         if name is None:
             self._nameless.add(row)
             self._lens.append(0)
+            return row
+        data = name.encode("utf-8", "surrogatepass")
+        size = len(data)
+        self._names.append(data)
+        if size < 255:
+            self._lens.append(size)
         else:
-            data = name.encode("utf-8", "surrogatepass")
-            self._names.append(data)
-            self._lens.append(min(len(data), 255))
-            if len(data) >= 255:
-                self._long[row] = len(data)
+            self._lens.append(255)
+            self._long[row] = size
         return row
 
     def _set(self, n: int, row: int) -> None:
