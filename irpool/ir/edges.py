@@ -2,7 +2,6 @@
 for what they join, what they feed a waiting pooling layer, and the element types they carry."""
 from __future__ import annotations
 
-from array import array
 from typing import NamedTuple
 
 from lxml import etree
@@ -58,7 +57,9 @@ class Edges:
         out_types, param_slots = self.out_types, self.param_slots
         ports = graph.ports
         ports.extend(bytes(len(self.seen) - len(ports)))
-        rows = array("i")                               # (producer row, consumer row, line) of each edge
+        rows = []                                       # (producer row, consumer row, line) of each edge
+        # (no edge changes these: the layers they hold were read, or judged, before the edges)
+        watched = waiting or shape_ops or param_slots
         for el, e in zip(holder[:n], edges):            # (holder[i] would walk the children from the start)
             if e is None:
                 continue
@@ -76,15 +77,15 @@ class Edges:
                     line = el.sourceline
                     if i < 8 and ra < rb and not ports[rb] >> i & 1 and line is not None and line < BIG_LINE:
                         ports[rb] |= 1 << i
-                        rows.extend((ra, rb, line))
+                        rows += (ra, rb, line)
                     else:
                         graph.edge(ra, rb, i, tp, line_of(el), rows)
-                if a.out_dims.get(fp, 0) == b.in_dims.get(tp, 1) and tl not in waiting and fl not in waiting \
-                        and tl not in shape_ops and tl not in param_slots \
+                if a.out_dims.get(fp, 0) == b.in_dims.get(tp, 1) \
+                        and not (watched and (tl in waiting or fl in waiting or tl in shape_ops or tl in param_slots)) \
                         and not ((index_ports or outputs or out_types)
                                  and ((fl, fp) in index_ports or (fl, fp) in outputs or (fl, fp) in out_types)) \
-                        and not (b.type in _WATCHED and types.differ(ra, rb, a.type, b.type)) \
-                        and not types.wants(fl, tl):
+                        and (b.type not in _WATCHED or not types.differ(ra, rb, a.type, b.type)) \
+                        and not ((types.pending or types.params) and types.wants(fl, tl)):
                     continue                                                    # both ends declare the same dims
             self.edge(fl, fp, tl, tp, line_of(el))
         graph.batch(rows)

@@ -36,7 +36,7 @@ class Rows:
         return (len(self.blocks) + 4 * len(self.pending)) // 12
 
     def add(self, rows) -> None:
-        """`rows`: an array or a tuple of ints, three to a row."""
+        """`rows`: ints, three to a row (an array, a list or a tuple)."""
         self.pending.extend(rows)
         if len(self.pending) >= 3 * 4096:
             self.flush()
@@ -83,7 +83,7 @@ class Graph:
         if needs_all or layer_type == "Result":
             self.needs.add((row, min(inputs, 8), line or 0))
 
-    def edge(self, src: int, dst: int, position: int, port_id, line, rows: array) -> None:
+    def edge(self, src: int, dst: int, position: int, port_id, line, rows: list) -> None:
         """An edge from layer row `src` into the input port `port_id` of row `dst`, at `position` among its ports;
         `rows`: its batch's triples."""
         rows.extend((src, dst, line or 0))
@@ -101,7 +101,7 @@ class Graph:
                 return
         self.doubles.append((dst, port_id, line))
 
-    def batch(self, rows: array) -> None:
+    def batch(self, rows: list) -> None:
         """A batch's edges, as (producer row, consumer row, line) triples."""
         if rows:
             self.edges.add(rows)

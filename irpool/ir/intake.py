@@ -329,11 +329,14 @@ class Intake:
     def remember(self, lid, name, layer_type, ports, where=None) -> None:
         """A new layer id: its name and signature, (type, output ports, input ports) as (id, raw dims) pairs.
         `where`: its line, or its element."""
-        number, new = self.sigs.number((layer_type,) + ports)
-        light = hasattr(where, "tag")           # read light (light_ports): its dims are judged here
-        if new and light and self.odd_dims(lid, name, layer_type, ports, where) and number >= 0:
-            self.sigs.odd.add(number)
-        elif not new and number in self.sigs.odd:
+        sigs, key = self.sigs, (layer_type,) + ports
+        number = sigs.numbers.get(key)
+        if number is None:
+            number = sigs.number(key)[0]
+            light = hasattr(where, "tag")       # read light (light_ports): its dims are judged here
+            if light and self.odd_dims(lid, name, layer_type, ports, where) and number >= 0:
+                sigs.odd.add(number)
+        elif number in sigs.odd:
             self.odd_dims(lid, name, layer_type, ports, where)
         row = self.seen.add(lid, name, number)
         if lid in self.rooted and layer_type not in ROOTS:

@@ -43,14 +43,29 @@ class Judged:
     refusal: tuple | None = None
 
 
-def read(layer: Layer, x_dims, file, ir_version) -> Judged:
-    """Its attributes read on its input's rank (None: dynamic) and checked against its input dims."""
+def read(layer: Layer, x_dims, file, ir_version, readings: dict | None = None) -> Judged:
+    """Its attributes read on its input's rank (None: dynamic) and checked against its input dims. `readings`:
+    the caller's dict of what such attributes were read as (a model's pools share a few; its ids, names and dims
+    are not in the key, and a refusal is never kept: its error names the layer)."""
+    rank = None if x_dims is None else len(x_dims)
+    key = (layer.type, layer.version, tuple(layer.data.items()), len(layer.inputs), rank, ir_version)
+    known = readings.get(key) if readings is not None else None
     try:
-        pl = interpret(layer, file, None if x_dims is None else len(x_dims), ir_version)
+        if known is not None:
+            pl = replace(known, layer=layer)
+        else:
+            pl = interpret(layer, file, rank, ir_version)
+            if readings is not None:
+                if len(readings) >= _READINGS:
+                    readings.clear()
+                readings[key] = pl
         check_dims(pl, x_dims, file)
     except IRError as e:
         return Judged(layer, x_dims, error=e)
     return Judged(layer, x_dims, pl=pl)
+
+
+_READINGS = 1 << 10       # readings a caller's dict keeps, at most
 
 
 def computed(j: Judged, et) -> Judged:

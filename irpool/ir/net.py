@@ -45,6 +45,7 @@ class Net(Intake, Parameters, Pooling, Edges, Bodies, Finish):
         self.seen = self.sigs.seen
         self.clean = {}         # content key of a pooling or Parameter layer that gave no finding -> (its ports,
         #                         explain's record of it)
+        self.readings = {}      # what a pooling layer's attributes were read as (judge.read)
         self.early_edges = []   # edges read before any layer
         self.waiting = {}       # pooling layer id -> Layer whose declared input has a dynamic dim
         self.feeds = {}         # (layer id, input port id) -> (layer id, output port id), for waiting layers

@@ -135,7 +135,7 @@ class Pooling:
         the CPU plugin's type verdicts, output ports past the op's, the outputs that differ from those declared."""
         if is_family(layer):
             return self.family(layer, x_dims, in_type)
-        j = judge.read(layer, x_dims, self.file, self.doc.ir_version)
+        j = judge.read(layer, x_dims, self.file, self.doc.ir_version, self.readings)
         self.say_all(layer, judge.reading_findings(j))
         if j.pl is None:
             return Outcome(None, self.record(layer, x_dims, error=j.error.reason))

@@ -15,6 +15,7 @@ from bisect import bisect_right
 _SLACK = 1 << 20          # a numeric id up to 2 * rows + this indexes the array; a larger one goes to the dict
 _SMALL = 1 << 16          # a net of fewer layers keeps its ids in a dict
 _BLOCK = 1 << 16          # Blocks compresses this many bytes at a time
+_NAMES = 1 << 12          # Names compresses this many names at a time
 
 
 class Blocks:
@@ -57,6 +58,32 @@ class Blocks:
         return out
 
 
+class Names:
+    """Strings appended and read back by number, kept zlib-compressed _NAMES at a time, joined by NUL (which XML
+    text never holds); the block being filled stays a list (an append is a list's), the last block read stays
+    split."""
+
+    def __init__(self):
+        self._open = []                # the names of the block being filled
+        self._blocks = []              # compressed, in order
+        self._last = (-1, [])
+
+    def append(self, name: str) -> None:
+        self._open.append(name)
+        if len(self._open) == _NAMES:
+            data = "\0".join(self._open).encode("utf-8", "surrogatepass")
+            self._blocks.append(zlib.compress(data, 1))
+            self._open = []
+
+    def __getitem__(self, k: int) -> str:
+        block, at = divmod(k, _NAMES)
+        if block == len(self._blocks):
+            return self._open[at]
+        if self._last[0] != block:
+            self._last = (block, zlib.decompress(self._blocks[block]).decode("utf-8", "surrogatepass").split("\0"))
+        return self._last[1][at]
+
+
 class LayerTable:
     def __init__(self):
         self._by_num = array("i")      # int(id) -> row + 1 (0: no such layer)
@@ -65,10 +92,7 @@ class LayerTable:
         self._text = {}                # row -> id, for those
         self._identity = False         # past _SMALL rows: every id is its row, so the two arrays above stay empty
         self.value = array("h")        # row -> the caller's number (a signature, a group); int32 once one needs it
-        self._names = Blocks()         # every name, one after the other
-        self._lens = bytearray()       # row -> its name's length in bytes (255: that or more, in _long)
-        self._long = {}                # row -> the length of a name of 255 bytes or more
-        self._marks = array("q")       # the offset of the name of row 64 * k
+        self._names = Names()          # row -> its name ("" for a layer with no name attribute)
         self._nameless = set()         # rows of layers with no name attribute
 
     def __len__(self) -> int:
@@ -122,20 +146,10 @@ class LayerTable:
         if not -32768 <= value < 32768 and self.value.typecode == "h":
             self.value = array("i", self.value)
         self.value.append(value)
-        if row % 64 == 0:
-            self._marks.append(len(self._names))
         if name is None:
             self._nameless.add(row)
-            self._lens.append(0)
-            return row
-        data = name.encode("utf-8", "surrogatepass")
-        size = len(data)
-        self._names.append(data)
-        if size < 255:
-            self._lens.append(size)
-        else:
-            self._lens.append(255)
-            self._long[row] = size
+            name = ""
+        self._names.append(name)
         return row
 
     def _set(self, n: int, row: int) -> None:
@@ -172,12 +186,5 @@ class LayerTable:
         n = self._num[row]
         return str(n) if n >= 0 else self._text[row]
 
-    def _length(self, row: int) -> int:
-        n = self._lens[row]
-        return self._long[row] if n == 255 else n
-
     def name(self, row: int):
-        if row in self._nameless:
-            return None
-        start = self._marks[row >> 6] + sum(self._length(r) for r in range(row & ~63, row))
-        return self._names.read(start, start + self._length(row)).decode("utf-8", "surrogatepass")
+        return None if row in self._nameless else self._names[row]

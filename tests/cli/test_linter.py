@@ -16,6 +16,7 @@ import pytest
 
 import irpool
 from irpool.codes import codes
+from irbuild import hand_net
 
 pytestmark = [pytest.mark.spec]
 
@@ -29,45 +30,6 @@ def cli(*args, stdin=None, cwd=None, env=None):
     env.setdefault("PYTHONPATH", str(pathlib.Path(__file__).parent.parent.parent))
     return subprocess.run([sys.executable, "-m", "irpool", *map(str, args)], capture_output=True,
                           input=stdin, cwd=cwd, env=env, timeout=300)
-
-
-def _net(pool_out, relu_in=None, data='kernel="2,2" strides="2,2" pads_begin="0,0" pads_end="0,0"', crlf=False):
-    """Parameter [1,3,32,32] -> MaxPool-1 (declared `pool_out`) -> ReLU (declared `relu_in`) -> Result, written
-    by hand with odd spacing, a comment and attributes in an odd order."""
-    relu_in = relu_in or pool_out
-    dims = lambda ds, pad="\t\t\t\t": "".join(f"{pad}<dim>{d}</dim>\n" for d in ds)  # noqa: E731
-    text = f"""<?xml version="1.0" ?>
-<net version="11" name="hand">
-\t<layers>
-\t\t<layer version="opset1" type="Parameter" name="x" id="0">
-\t\t\t<data element_type="f32" shape="1,3,32,32"/>
-\t\t\t<output><port precision="FP32" id="0">
-{dims([1, 3, 32, 32])}\t\t\t</port></output>
-\t\t</layer>
-\t\t<!-- a comment with <dim>99</dim> in it -->
-\t\t<layer name="pool" id="1" version="opset1" type="MaxPool">
-\t\t\t<data {data} />
-\t\t\t<input><port id="0" precision="FP32">
-{dims([1, 3, 32, 32])}\t\t\t</port></input>
-\t\t\t<output><port id="1" precision="FP32"><dim> {pool_out[0]} </dim><dim>{pool_out[1]}</dim>
-{dims(pool_out[2:])}\t\t\t</port></output>
-\t\t</layer>
-\t\t<layer id="2" name="relu" type="ReLU" version="opset1">
-\t\t\t<input><port id="0" precision="FP32">{"".join(f"<dim>{d}</dim>" for d in relu_in)}</port></input>
-\t\t\t<output><port id="1" precision="FP32">{"".join(f"<dim>{d}</dim>" for d in relu_in)}</port></output>
-\t\t</layer>
-\t\t<layer id="3" name="out" type="Result" version="opset1">
-\t\t\t<input><port id="0" precision="FP32">{"".join(f"<dim>{d}</dim>" for d in relu_in)}</port></input>
-\t\t</layer>
-\t</layers>
-\t<edges>
-\t\t<edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>
-\t\t<edge from-layer="1" from-port="1" to-layer="2" to-port="0"/>
-\t\t<edge from-layer="2" from-port="1" to-layer="3" to-port="0"/>
-\t</edges>
-</net>
-"""
-    return text.replace("\n", "\r\n").encode() if crlf else text.encode()
 
 
 def _as_runtime_computes() -> bytes:
@@ -93,7 +55,7 @@ def _changed_only_inside_dims(before: bytes, after: bytes):
 @pytest.mark.parametrize("crlf", [False, True])
 def test_fix_rewrites_only_the_wrong_dims_and_the_joined_inputs(tmp_path, crlf):
     f = tmp_path / "m.xml"
-    before = _net([1, 3, 32, 32], crlf=crlf)
+    before = hand_net([1, 3, 32, 32], crlf=crlf)
     f.write_bytes(before)
     f.chmod(0o640)
     r = cli("check", "--fix", f)
@@ -120,7 +82,7 @@ def test_fix_writes_what_the_producer_gives_into_an_edge_end_that_held_another_v
     """An input dim that held another value than the pooling layer's output (an edge-mismatch) takes the value
     OpenVINO infers from that output too, said as such; the layer's own output (ReLU, not judged) is kept."""
     f = tmp_path / "m.xml"
-    f.write_bytes(_net([1, 3, 32, 32], [1, 3, 31, 31]))
+    f.write_bytes(hand_net([1, 3, 32, 32], [1, 3, 31, 31]))
     r = cli("check", "--fix", f)
     assert r.returncode == 0, r
     assert b"fixed [edge-mismatch] layer id=2 name='relu' (ReLU): input port 0: H 31 -> 16, W 31 -> 16" in r.stdout
@@ -171,7 +133,7 @@ def test_fix_through_a_symlink_writes_the_target(tmp_path):
 def test_fix_follows_a_chain_of_pools(tmp_path):
     """Two pools in a row, both declaring the input's 32: the first is fixed with its consumer's input, and
     the second, now read from 16, in the next round."""
-    net = _net([1, 3, 32, 32]).replace(b'type="ReLU" version="opset1">',
+    net = hand_net([1, 3, 32, 32]).replace(b'type="ReLU" version="opset1">',
                                        b'type="MaxPool" version="opset1"><data kernel="2,2" strides="2,2"'
                                        b' pads_begin="0,0" pads_end="0,0"/>')
     f = tmp_path / "m.xml"

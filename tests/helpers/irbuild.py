@@ -53,3 +53,42 @@ def net_xml(cfg: dict, out_dims=None) -> str:
 <edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>{edges}</edges>
 </net>
 """
+
+
+def hand_net(pool_out, relu_in=None, data='kernel="2,2" strides="2,2" pads_begin="0,0" pads_end="0,0"', crlf=False):
+    """Parameter [1,3,32,32] -> MaxPool-1 (declared `pool_out`) -> ReLU (declared `relu_in`) -> Result, written
+    by hand with odd spacing, a comment and attributes in an odd order."""
+    relu_in = relu_in or pool_out
+    dims = lambda ds, pad="\t\t\t\t": "".join(f"{pad}<dim>{d}</dim>\n" for d in ds)  # noqa: E731
+    text = f"""<?xml version="1.0" ?>
+<net version="11" name="hand">
+\t<layers>
+\t\t<layer version="opset1" type="Parameter" name="x" id="0">
+\t\t\t<data element_type="f32" shape="1,3,32,32"/>
+\t\t\t<output><port precision="FP32" id="0">
+{dims([1, 3, 32, 32])}\t\t\t</port></output>
+\t\t</layer>
+\t\t<!-- a comment with <dim>99</dim> in it -->
+\t\t<layer name="pool" id="1" version="opset1" type="MaxPool">
+\t\t\t<data {data} />
+\t\t\t<input><port id="0" precision="FP32">
+{dims([1, 3, 32, 32])}\t\t\t</port></input>
+\t\t\t<output><port id="1" precision="FP32"><dim> {pool_out[0]} </dim><dim>{pool_out[1]}</dim>
+{dims(pool_out[2:])}\t\t\t</port></output>
+\t\t</layer>
+\t\t<layer id="2" name="relu" type="ReLU" version="opset1">
+\t\t\t<input><port id="0" precision="FP32">{"".join(f"<dim>{d}</dim>" for d in relu_in)}</port></input>
+\t\t\t<output><port id="1" precision="FP32">{"".join(f"<dim>{d}</dim>" for d in relu_in)}</port></output>
+\t\t</layer>
+\t\t<layer id="3" name="out" type="Result" version="opset1">
+\t\t\t<input><port id="0" precision="FP32">{"".join(f"<dim>{d}</dim>" for d in relu_in)}</port></input>
+\t\t</layer>
+\t</layers>
+\t<edges>
+\t\t<edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>
+\t\t<edge from-layer="1" from-port="1" to-layer="2" to-port="0"/>
+\t\t<edge from-layer="2" from-port="1" to-layer="3" to-port="0"/>
+\t</edges>
+</net>
+"""
+    return text.replace("\n", "\r\n").encode() if crlf else text.encode()

@@ -81,3 +81,43 @@ def openvino(m, x):
         return str(e)
     finally:
         os.remove(path)
+
+
+def ort_run(op, x, attrs, opset, outputs):
+    """The outputs an onnxruntime session (one thread) gives of one node at `opset` on array `x`."""
+    et = h.np_dtype_to_tensor_dtype(x.dtype)
+    names = ["y", "i"][:outputs]
+    node = h.make_node(op, ["x"], names, **attrs)
+    outs = [h.make_tensor_value_info("y", et, None)]
+    if outputs == 2:
+        outs.append(h.make_tensor_value_info("i", onnx.TensorProto.INT64, None))
+    graph = h.make_graph([node], "g", [h.make_tensor_value_info("x", et, None)], outs)
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", opset)], ir_version=10)
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.log_severity_level = 3
+    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    return sess.run(None, {"x": x})
+
+
+def plan_pads(spec, spatial):
+    """irpool's pads per axis, ([begin...], [end...]), of a spec on these spatial dims."""
+    from irpool.core import plan
+    plans = plan(spec, (1, 1) + tuple(spatial))
+    return [p.pad_begin for p in plans], [p.pad_end for p in plans]
+
+
+def mlas_global(kernel, strides, pads, spatial) -> bool:
+    """Where MLAS (float MaxPool without Indices or dilations, float AveragePool 7-18) takes its global kernel,
+    which reduces in an order of its own: the kernel is the input, every stride 1, every pad 0 (MlasPool)."""
+    return list(kernel) == list(spatial) and set(strides) <= {1} and not any(pads)
+
+
+def adds_in_order(version, x, spec) -> bool:
+    """Where onnxruntime's AveragePool adds a window's elements one at a time in row-major order, as irpool does
+    (bit for bit): from version 19 (its own loop), and in 1-D before it (MLAS's 1-D kernel) unless MLAS takes its
+    global kernel. Before 19, 2-D and 3-D run MLAS's kernels, whose order is their own (measured: the last bits of
+    about half the averages differ)."""
+    spatial = x.shape[2:]
+    return version >= 19 or (x.ndim == 3 and not mlas_global(spec.kernel, spec.strides, sum(plan_pads(spec, spatial), []),
+                                                             spatial))

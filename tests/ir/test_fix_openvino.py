@@ -18,7 +18,7 @@ import openvino.opset1 as o1  # noqa: E402
 import openvino.opset8 as o8  # noqa: E402
 import openvino.opset14 as o14  # noqa: E402
 
-from test_linter import _net  # noqa: E402
+from irbuild import hand_net  # noqa: E402
 
 pytestmark = [pytest.mark.openvino]
 
@@ -116,7 +116,7 @@ def test_fix_on_torch_pools_converted_by_openvino(tmp_path):
 def test_the_hand_formatted_file_fixed_reads_as_openvino_infers(tmp_path):
     for crlf in (False, True):
         f = tmp_path / f"hand{int(crlf)}.xml"
-        f.write_bytes(_net([1, 3, 32, 32], crlf=crlf))
+        f.write_bytes(hand_net([1, 3, 32, 32], crlf=crlf))
         before = _inferred(f)
         assert cli("check", "--fix", f).returncode == 0
         assert _inferred(f) == before

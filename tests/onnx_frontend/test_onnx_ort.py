@@ -26,32 +26,16 @@ import irpool.onnx
 from irpool.opdefs import load
 from irpool import IRError, PoolSpec, pool
 from bits import assert_same_bits
+from onnxpeers import adds_in_order, ort_run, plan_pads
 from reference import ref_pool
 
 ort = pytest.importorskip("onnxruntime", minversion="1.29")   # the semantics irpool follows: docs/onnx.md
 onnx = pytest.importorskip("onnx")
-from onnx import TensorProto, helper  # noqa: E402
 
 pytestmark = [pytest.mark.onnxruntime, pytest.mark.reference]
 
 VERSIONS = {"MaxPool": [8, 10, 11, 12, 22], "AveragePool": [7, 10, 11, 19, 22], "LpPool": [2, 11, 18, 22]}
 CASES_PER_VERSION = 100
-
-
-def ort_run(op, x, attrs, opset, outputs):
-    et = helper.np_dtype_to_tensor_dtype(x.dtype)
-    names = ["y", "i"][:outputs]
-    node = helper.make_node(op, ["x"], names, **attrs)
-    outs = [helper.make_tensor_value_info("y", et, None)]
-    if outputs == 2:
-        outs.append(helper.make_tensor_value_info("i", TensorProto.INT64, None))
-    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", et, None)], outs)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = 1
-    so.log_severity_level = 3
-    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
-    return sess.run(None, {"x": x})
 
 
 def random_node(rng, op, version):
@@ -132,12 +116,6 @@ def ort_len(spec, spatial):
     return out
 
 
-def _pads(spec, spatial):
-    from irpool.core import plan
-    plans = plan(spec, (1, 1) + tuple(spatial))
-    return [p.pad_begin for p in plans], [p.pad_end for p in plans]
-
-
 def empty_windows(x, spec):
     """Where a window has no input element: an exclude-pad average of ones is 0 only there."""
     ones = np.ones(x.shape[:2] + x.shape[2:], dtype=np.float32)
@@ -152,22 +130,6 @@ def ort_or_none(op, x, attrs, version, outputs):
         if "NOT_IMPLEMENTED" in str(e) or "InsertedPrecisionFreeCast" in str(e):
             return None
         return str(e)
-
-
-def mlas_global(kernel, strides, pads, spatial) -> bool:
-    """Where MLAS (float MaxPool without Indices or dilations, float AveragePool 7-18) takes its global kernel,
-    which reduces in an order of its own: the kernel is the input, every stride 1, every pad 0 (MlasPool)."""
-    return list(kernel) == list(spatial) and set(strides) <= {1} and not any(pads)
-
-
-def adds_in_order(version, x, spec) -> bool:
-    """Where onnxruntime's AveragePool adds a window's elements one at a time in row-major order, as irpool does
-    (bit for bit): from version 19 (its own loop), and in 1-D before it (MLAS's 1-D kernel) unless MLAS takes its
-    global kernel. Before 19, 2-D and 3-D run MLAS's kernels, whose order is their own (measured: the last bits of
-    about half the averages differ)."""
-    spatial = x.shape[2:]
-    return version >= 19 or (x.ndim == 3 and not mlas_global(spec.kernel, spec.strides, sum(_pads(spec, spatial), []),
-                                                             spatial))
 
 
 @pytest.mark.parametrize("op,version", [(op, v) for op, vs in VERSIONS.items() for v in vs])
@@ -192,7 +154,7 @@ def test_random_nodes_match_onnxruntime(op, version):
             continue
         run_spec, cropped = spec, False
         try:
-            if spec.auto_pad.startswith("same") and ort_same_pads(spec, spatial) != _pads(spec, spatial):
+            if spec.auto_pad.startswith("same") and ort_same_pads(spec, spatial) != plan_pads(spec, spatial):
                 run_spec, cropped, got = ort_same(x, spec, outputs == 2)      # defects A, F
                 if isinstance(want, str) and "non-negative" in want:
                     seen["F"] += 1
@@ -276,7 +238,7 @@ def comparable(spec, attrs, spatial) -> bool:
     pads = attrs.get("pads", [0] * (2 * len(spatial)))
     if any(p >= k for p, k in zip(pads, list(spec.kernel) * 2)):
         return False
-    return not spec.auto_pad.startswith("same") or ort_same_pads(spec, spatial) == _pads(spec, spatial)
+    return not spec.auto_pad.startswith("same") or ort_same_pads(spec, spatial) == plan_pads(spec, spatial)
 
 
 def ort_reference(op, x, attrs, version, outputs):
