@@ -46,16 +46,16 @@ _GRAPH_TYPES = frozenset(ROOTS + ("Parameter",))   # the layers graph.py is told
 _U64_ID = re.compile(r"\s*\+?[0-9]+")   # a layer id as pugixml's as_ullong takes it whole ("01", "+1", " 1")
 
 _PLAIN, _CONST, _OTHER = 0, 1, 2
-_KINDS = {}               # a type attribute as written -> _PLAIN, _CONST or _OTHER
+_KINDS = {"Const": _CONST}      # a type attribute as written -> _PLAIN, _CONST or _OTHER
+_SPECIAL = frozenset(("Parameter", "Convert") + POOL_TYPES + FAMILY_TYPES + BODY_TYPES + ROOTS) | SHAPE_OPS
 
 
 def _kind(written) -> int:
     """_PLAIN: a layer type only the dims of whose ports check reads (what Intake.layer, by_type, source and the
     graph's roots never look at); _CONST: a Const; _OTHER: anything else, read on the full path."""
-    ltype = op_type_of(written)
-    special = (("Parameter", "Convert", "Const") + POOL_TYPES + FAMILY_TYPES + BODY_TYPES + ROOTS)
-    kind = _CONST if written == "Const" else _OTHER if written is None or ltype != written or ltype in special or ltype in SHAPE_OPS \
-        else _PLAIN
+    if written == "Const":
+        return _CONST
+    kind = _OTHER if written is None or op_type_of(written) != written or written in _SPECIAL else _PLAIN
     if written is not None and len(_KINDS) < 4096:
         _KINDS[written] = kind
     return kind
@@ -72,17 +72,13 @@ class _ConstTypes(dict):
 
 
 _CONST_TYPES = _ConstTypes()
-_NOT_DIM = None
+_NOT_DIM = etree.XPath("count(layer/*/port/*) - count(layer/*/port/dim)")
 
 
 def _only_dims(holder) -> bool:
     """Whether every child of every port of the batch's layers is a <dim> (one XPath count; a port's <rt_info>
     makes it False, and its ports are read child by child)."""
-    global _NOT_DIM
-    if _NOT_DIM is None:
-        _NOT_DIM = etree.XPath("count(layer/*/port/*) - count(layer/*/port/dim)")
     return not _NOT_DIM(holder)
-
 
 
 class Intake:
