@@ -19,6 +19,26 @@ _EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in EDGE_END
 _WATCHED = frozenset(("Convert",) + POOL_TYPES)   # consumers whose edges may need a look at the type their producer gives
 
 
+def _stops(waiting, shape_ops, param_slots, index_ports, outputs, most=1 << 12) -> tuple:
+    """(consumer ids, producer ids, whether to look (producer, port) up in index_ports and outputs too) of the
+    edges that need Edges.edge, for a batch of edges (no edge changes what they are made of: their layers were read,
+    or judged, before them). Two sets while the dicts are small; past `most` entries, the dicts looked up in turn (a
+    set a batch would cost a file of many waiting layers its time again and again)."""
+    if len(waiting) + len(shape_ops) + len(param_slots) + len(index_ports) + len(outputs) <= most:
+        return (waiting.keys() | shape_ops.keys() | param_slots.keys(),
+                waiting.keys() | {fl for fl, _ in index_ports} | {fl for fl, _ in outputs}, False)
+    return _Any(waiting, shape_ops, param_slots), waiting, True
+
+
+class _Any:
+    """`x in _Any(a, b, ...)`: x in any of them."""
+    def __init__(self, *holders):
+        self.holders = holders
+
+    def __contains__(self, x) -> bool:
+        return any(x in h for h in self.holders)
+
+
 class EdgeProblem(NamedTuple):
     message: str
     joins: bool           # it joins dims that differ (else an end is missing)
@@ -58,8 +78,7 @@ class Edges:
         ports = graph.ports
         ports.extend(bytes(len(self.seen) - len(ports)))
         rows = []                                       # (producer row, consumer row, line) of each edge
-        # (no edge changes these: the layers they hold were read, or judged, before the edges)
-        watched = waiting or shape_ops or param_slots
+        stop_to, stop_from, by_port = _stops(waiting, shape_ops, param_slots, index_ports, outputs)
         for el, e in zip(holder[:n], edges):            # (holder[i] would walk the children from the start)
             if e is None:
                 continue
@@ -80,10 +99,9 @@ class Edges:
                         rows += (ra, rb, line)
                     else:
                         graph.edge(ra, rb, i, tp, line_of(el), rows)
-                if a.out_dims.get(fp, 0) == b.in_dims.get(tp, 1) \
-                        and not (watched and (tl in waiting or fl in waiting or tl in shape_ops or tl in param_slots)) \
-                        and not ((index_ports or outputs or out_types)
-                                 and ((fl, fp) in index_ports or (fl, fp) in outputs or (fl, fp) in out_types)) \
+                if a.out_dims.get(fp, 0) == b.in_dims.get(tp, 1) and tl not in stop_to and fl not in stop_from \
+                        and not (by_port and ((fl, fp) in index_ports or (fl, fp) in outputs)) \
+                        and not (out_types and (fl, fp) in out_types) \
                         and (b.type not in _WATCHED or not types.differ(ra, rb, a.type, b.type)) \
                         and not ((types.pending or types.params) and types.wants(fl, tl)):
                     continue                                                    # both ends declare the same dims
