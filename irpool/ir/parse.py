@@ -352,14 +352,13 @@ def content_key(el) -> tuple:
     for child in el:
         tag = child.tag
         if tag == "input" or tag == "output":
-            parts.append(_PORT_NAMES.sub(rb"\1", etree.tostring(child, with_tail=False)))
+            parts.append(tag)
+            for p in child:
+                parts.append((p.tag, tuple([kv for kv in p.items() if kv[0] != "names"]),
+                              tuple([(d.tag, d.text, tuple(d.items())) for d in p])))
         elif tag != "rt_info":
             parts.append(etree.tostring(child, with_tail=False))
     return tuple(parts)
-
-
-# a <port> start tag's names attribute, as lxml serializes it (a " in a value is written &quot;, a > &gt;)
-_PORT_NAMES = re.compile(rb'(<port\b[^>]*?) names="[^"]*"')
 
 
 def light_ports(el, plain=False, checked=False):
