@@ -8,6 +8,7 @@ precision differ: memory stays flat on files of any size.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from types import SimpleNamespace
 from typing import NamedTuple
 
@@ -19,6 +20,7 @@ from .layers import kept_in_type, layout_dependent, type_refusal
 _PARAMETERS = 4096       # Parameters whose element type is kept for the pools they feed (real nets have few)
 
 
+@lru_cache(maxsize=None)
 def _waiting_types() -> frozenset:
     """The input port precisions whose pool verdict waits for the edges: the types some pooling layer is
     refused on (rare in real files), whose verdict may hang on the consumers or on the Parameter's element_type."""
@@ -141,13 +143,13 @@ class TypeVerdicts:
 
     def finish(self) -> list:
         """The verdicts that waited for the edges."""
-        said = []
+        said, known = [], {}
         for rec in self.pending.values():
             if "op" not in rec:
                 continue
             pl = SimpleNamespace(op=rec["op"], spec=rec["spec"])
             dims = rec["dims"]
-            et = self._type(rec)
+            et = self._type(rec, known)
             refusal = type_refusal(pl, et, channels=dims[1] if len(dims) > 1 else None,
                                    static=all(isinstance(d, int) for d in dims), consumers=rec["consumers"])
             if refusal:                 # (a pool kept in its type: check's finish says it, if nothing runs it as f32)
@@ -156,21 +158,33 @@ class TypeVerdicts:
         self.pending.clear()
         return said
 
-    def _type(self, rec):
+    def _type(self, rec, known: dict):
         """A waiting pool's input type as OpenVINO infers it: its Parameter's element_type, through the pools
-        between (a pool gives its input's type); else its input port's precision."""
-        seen = set()
+        between (a pool gives its input's type); else its input port's precision. `known`: pool id -> the type it
+        gives, found by the walks before (a chain of n pools takes n steps, not n * n / 2)."""
+        seen = []
         while True:
             src = rec.get("producer")
+            if src in known:
+                et = known[src]
+                break
             if src in self.kinds:
-                return self.kinds[src]
+                et = self.kinds[src]
+                break
             if src in self.params:
-                return self.params[src][0]
+                et = self.params[src][0]
+                break
             up = self.pending.get(src)
-            if up is None or "op" not in up or src in seen:
-                return rec["et"]
-            seen.add(src)
+            if up is None or "op" not in up:
+                et = rec["et"]
+                break
+            if src in seen:
+                return rec["et"]                    # (a cycle: what it gives depends on where the walk began)
+            seen.append(src)
             rec = up
+        for pool in seen:
+            known[pool] = et
+        return et
 
     # -- a pool that takes another type than its port says ----------------------------------------------
     def _retype(self, tl, info, line, et, port, source) -> list:
