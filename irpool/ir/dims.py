@@ -78,13 +78,18 @@ def _leading(t: str):
     return int(m.group(1))
 
 
+def plain_int(t: str) -> bool:
+    """Whether `t` is ASCII digits alone, few enough for an int64: what int(t) reads as OpenVINO reads it."""
+    return len(t) < 19 and t.isdigit() and t.isascii()
+
+
 def port_dim(text) -> tuple:
     """A port's <dim> as OpenVINO's reader reads it (measured, 2026.4.1): (the dim, whether it is written
     otherwise than OpenVINO writes dims). It takes the integer its text starts with ("8.9" and "8abc" are 8,
     "0x8" is 0) or an interval "a..b" whose `a` reads so ("1..?" is 1 and up); it refuses, with ValueError,
     a text that starts with no integer ("?", "..8", an empty <dim>), one below -1, or one past an int64."""
     t = text or ""
-    if len(t) < 19 and t.isdigit() and t.isascii():
+    if plain_int(t):
         return int(t), False                            # (the common case, in one step)
     lo_text, interval, hi_text = t.partition("..")
     lo = _leading(lo_text)

@@ -19,7 +19,7 @@ _EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in EDGE_END
 _WATCHED = frozenset(("Convert",) + POOL_TYPES)   # consumers whose edges may need a look at the type their producer gives
 
 
-def _stops(waiting, shape_ops, param_slots, index_ports, outputs, most=1 << 12) -> tuple:
+def _stops(waiting, shape_ops, param_slots, index_ports, outputs, most=1 << 8) -> tuple:
     """(consumer ids, producer ids, whether to look (producer, port) up in index_ports and outputs too) of the
     edges that need Edges.edge, for a batch of edges (no edge changes what they are made of: their layers were read,
     or judged, before them). Two sets while the dicts are small; past `most` entries, the dicts looked up in turn (a

@@ -10,8 +10,8 @@ from ..codes import severity
 from ..opdefs import load
 from .dims import lenient_dim
 from .elements import element_type
-from .parse import Layer
 from .judge import fix_of
+from .parse import Layer
 from .waits import Duplicate, Outer
 
 _DECLARED = ("shape-mismatch", "edge-mismatch")   # declared dims: wrong whether or not OpenVINO builds the layer

@@ -146,8 +146,7 @@ class Intake:
             given = _CONST_TYPES[data.get("element_type") if data is not None else None]
             if given is None or len(outs) > 1 or ins:
                 return False                                # (the full path says what is wrong)
-            if lid in self.keep_consts or Const.may_be_shape(el, data):
-                self.consts[lid] = Const.of(el)
+            self.keep_const(el, lid, data)
         self.remember(lid, name, written, ports, el)
         if given is not None:
             self.types.keep(len(self.seen) - 1, given)
@@ -179,8 +178,7 @@ class Intake:
         elif ltype == "Const":
             data = el.find("data")
             given = self.const_type(el, data)
-            if lid in self.keep_consts or Const.may_be_shape(el, data):
-                self.consts[lid] = Const.of(el)     # (weights are never a shape input: not kept, flat memory)
+            self.keep_const(el, lid, data)
             self.port_count(el)
             return given
         elif ltype == "Result":
@@ -188,6 +186,12 @@ class Intake:
         elif ltype in SHAPE_OPS and len(self.shape_ops) < MOST_KEPT:
             self.shape_ops[lid] = read_layer(el, [])        # (its problems are found below, as for any layer)
         return None
+
+    def keep_const(self, el, lid, data) -> None:
+        """A Const that may be a shape input (or that a pooling layer's shape input was found to be, in the pass
+        before) is kept, with its <data> (`data`); weights never are (flat memory)."""
+        if lid in self.keep_consts or Const.may_be_shape(el, data):
+            self.consts[lid] = Const.of(el)
 
     def light(self, el, lid, ltype):
         """(its ports as (id, raw dims) pairs, the type a pool was judged on) of a layer read light: a Parameter or

@@ -1,7 +1,7 @@
 """The rules of one MaxPool or AvgPool, apart from the streaming check's bookkeeping (pooling.py): read() takes its
-<data> on its input's rank, computed() the dims it outputs on its input dims, and findings() says what of the layer
-that record contradicts (attributes OpenVINO reads without a word, a refusal of its shape or windows, each output
-port's dims and precision). Nothing of the net is read or written here; explain's record is made of a Judged."""
+<data> on its input's rank, computed() the dims it outputs on its input dims; reading_findings() and dims_findings()
+say what of the layer that record contradicts (attributes OpenVINO reads without a word; a refusal of its shape or
+windows, each output port's dims and precision), check saying the CPU plugin's type verdicts between the two. Nothing of the net is read or written here; explain's record is made of a Judged."""
 from __future__ import annotations
 
 import difflib
@@ -83,12 +83,6 @@ def computed(j: Judged, et) -> Judged:
         out[a] = p.out if p.out is not None else (p.bounds or DYNAMIC)
     refusal = empty_window_refusal(pl, et, x_dims, plans) or small_output_refusal(pl, et, x_dims, plans)
     return replace(j, et=et, plans=plans, computed=out, refusal=refusal)
-
-
-def findings(j: Judged) -> list:
-    """What the record says of the layer, as [Said], in the order check gives them: of its reading, then of its
-    dims (check says the CPU plugin's type verdicts between the two: pooling.py)."""
-    return reading_findings(j) + dims_findings(j)
 
 
 def reading_findings(j: Judged) -> list:

@@ -13,6 +13,7 @@ from ..core.spec import MAX_DIM
 from ..errors import IRError
 from ..opdefs import load
 from . import negpads
+from .dims import plain_int
 from .elements import element_type
 from .parse import Layer
 
@@ -65,7 +66,7 @@ def op_name(layer: Layer, file: str | None) -> str:
 
 
 def _int(name: str, text: str, item: str, lenient: list) -> int:
-    if len(item) < 19 and item.isdigit() and item.isascii():
+    if plain_int(item):
         return int(item)                                # (the common case, in one step)
     m = _INT_PREFIX.match(item)
     if not m:
