@@ -14,6 +14,7 @@ change the body's shape), If branches, Loop and TensorIterator merged inputs.
 from __future__ import annotations
 
 from .dims import lenient_dim
+from .ids import key
 
 PORT_MAPS = {"body": "port_map", "then_body": "then_port_map", "else_body": "else_port_map"}
 
@@ -24,7 +25,7 @@ def declared_inputs(el) -> tuple[dict, dict]:
     dims, types = {}, {}
     for section in el.iterchildren("input"):
         for port in section.iterchildren("port"):
-            pid = port.get("id")
+            pid = key(port.get("id"))
             dims.setdefault(pid, [lenient_dim(d.text) for d in port.iterchildren("dim")] or None)
             types.setdefault(pid, port.get("precision"))
     return dims, types
@@ -38,7 +39,7 @@ def parameter_shapes(el, body_tag: str, outer: dict) -> dict:
         return {}
     shapes = {}
     for inp in pm.iterchildren("input"):
-        port, internal = inp.get("external_port_id"), inp.get("internal_layer_id")
+        port, internal = key(inp.get("external_port_id")), key(inp.get("internal_layer_id"))
         dims = outer.get(port)
         if dims is None or internal is None or internal in shapes:
             continue
@@ -63,9 +64,9 @@ def back_edges(el, body) -> dict:
     the back edge [1,1,11,5]: [1,1,?,?] with the Result an output, [1,1,12,8] without)."""
     if el.get("type") != "Loop":
         return {}
-    results = {e.get("to-layer"): (e.get("from-layer"), e.get("from-port"))
+    results = {key(e.get("to-layer")): (key(e.get("from-layer")), key(e.get("from-port")))
                for edges in body.iterchildren("edges") for e in edges.iterchildren("edge")}
-    outputs = {o.get("internal_layer_id") for pm in el.iterchildren("port_map") for o in pm.iterchildren("output")}
-    return {e.get("to-layer"): results.get(e.get("from-layer"))
+    outputs = {key(o.get("internal_layer_id")) for pm in el.iterchildren("port_map") for o in pm.iterchildren("output")}
+    return {key(e.get("to-layer")): results.get(key(e.get("from-layer")))
             for edges in el.iterchildren("back_edges") for e in edges.iterchildren("edge")
-            if e.get("from-layer") in outputs}
+            if key(e.get("from-layer")) in outputs}

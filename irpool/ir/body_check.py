@@ -9,6 +9,7 @@ from ..report import Report
 from .bodies import back_edges, parameter_shapes
 from .dims import DYNAMIC
 from .elements import element_type
+from .ids import key
 from .waits import InBody
 
 
@@ -24,7 +25,7 @@ class Bodies:
         if el.get("type") == "TensorIterator":
             types = {}                          # (it keeps its body Parameters' declared element types: bodies.py)
         for w in self.outer:                    # (what a previous pass found the producers give)
-            if w.holder == el.get("id"):
+            if w.holder == key(el.get("id")):
                 if not w.declared:
                     outer[w.port] = None if w.dims is None else list(w.dims)
                 if w.type is not None and el.get("type") != "TensorIterator":

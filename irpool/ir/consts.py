@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import IRError
+from .ids import key
 from .parse import line_of
 
 SHAPE_TYPES = {"i32": "<i4", "i64": "<i8", "u32": "<u4", "u64": "<u8", "i8": "i1", "u8": "u1", "i16": "<i2",
@@ -30,7 +31,7 @@ class Const:
     def of(cls, el) -> "Const":
         """From a <layer type="Const"> element; its line is its <data>'s, where offset and size are written."""
         data = el.find("data")
-        return cls(el.get("id"), el.get("name"), line_of(data if data is not None else el),
+        return cls(key(el.get("id")), el.get("name"), line_of(data if data is not None else el),
                    dict(data.attrib) if data is not None else {})
 
     @staticmethod

@@ -7,7 +7,9 @@ from typing import NamedTuple
 from lxml import etree
 
 from ..opdefs import load
+from . import ids
 from .dims import compatible, lenient_dim
+from .ids import PORTS, plain
 from .intake import BODY_TYPES
 from .layers import POOL_TYPES
 from .parse import BIG_LINE, EDGE_ENDS, belongs, line_of, read_edge
@@ -68,23 +70,30 @@ class Edges:
         if any(len(e) != len(holder) for e in ends):    # not every child an edge with 4 ends: read each in full
             edges = [read_edge(el, self.doc.problems) if belongs(el, holder, self.doc.problems) else None
                      for el in holder[:n]]
-            edges = [e and (e.from_layer, e.from_port, e.to_layer, e.to_port) for e in edges]
+            edges, each = [e and (e.from_layer, e.from_port, e.to_layer, e.to_port) for e in edges], False
         else:
-            edges = list(zip(*ends))[:n]
+            edges, each = list(zip(*ends))[:n], not ids.plain_ends(ends)
+        odd = self.stream(zip(holder[:n], edges), each)     # (holder[i] would walk the children from the start)
+        if odd:
+            self.stream(odd, False)
+
+    def stream(self, pairs, each) -> list:
+        """The (element, ends) pairs of a batch of edges; where `each`, those with an end not written plainly
+        ("03", "+3": ids.py), as read_model reads them, to stream again (refused: a problem)."""
         waiting, index_ports, shape_ops, outputs = self.waiting, self.index_ports, self.shape_ops, self.outputs
         row, value, signature, graph, types = self.seen.finder(), self.seen.value, self.sigs.at, self.graph, self.types
         kept, before_layers = self.sigs.by_number, not len(self.seen)
         out_types, param_slots = self.out_types, self.param_slots
         ports = graph.ports
         ports.extend(bytes(len(self.seen) - len(ports)))
-        rows = []                                       # (producer row, consumer row, line) of each edge
+        rows, odd = [], []                              # (producer row, consumer row, line) of each edge
         stop_to, stop_from, by_port = _stops(waiting, shape_ops, param_slots, index_ports, outputs)
-        for el, e in zip(holder[:n], edges):            # (holder[i] would walk the children from the start)
+        for el, e in pairs:
             if e is None:
                 continue
-            if before_layers:
-                self.early_edges.append(e + (line_of(el),))
-                continue
+            if before_layers or each and not (plain(e[0]) and e[1] in PORTS and plain(e[2]) and e[3] in PORTS):
+                if not self.plain_edge(el, e, odd) or before_layers:
+                    continue
             fl, fp, tl, tp = e
             ra, rb = row(fl), row(tl)
             if ra is not None and rb is not None:
@@ -107,6 +116,22 @@ class Edges:
                     continue                                                    # both ends declare the same dims
             self.edge(fl, fp, tl, tp, line_of(el))
         graph.batch(rows)
+        return odd
+
+    def plain_edge(self, el, e, odd) -> bool:
+        """Whether edge `e` is written as OpenVINO writes edges (or, before the layers, kept for later); if not,
+        it goes to `odd` as read_model reads it, or is refused (a problem)."""
+        read, bad = ids.edge(e)
+        if bad is not None:
+            self.doc.problems.append((line_of(el), ids.refusal("edge", EDGE_ENDS[bad], e[bad])))
+            return False
+        if not len(self.seen):
+            self.early_edges.append(read + (line_of(el),))
+            return False
+        if read != e:
+            odd.append((el, read))
+            return False
+        return True
 
     def edge(self, fl, fp, tl, tp, line) -> None:
         slot = self.param_slots.get(tl)

@@ -14,6 +14,7 @@ from ..core.shape import axis_names, out_length
 from ..errors import IRError
 from ..select import choose
 from . import negpads
+from .ids import key
 from .check import check
 from .dims import DYNAMIC, compatible, text
 from .parse import MAX_BYTES
@@ -128,7 +129,7 @@ def each_entry(source, sink, layer: str | None = None, *, max_bytes: int = MAX_B
         if layer is None:
             count += 1
             sink(_entry(rec))
-        elif layer == rec["layer"].id:
+        elif key(layer) == rec["layer"].id:
             by_id.append(_entry(rec))
         elif layer == rec["layer"].name:
             by_name.append(_entry(rec))

@@ -19,6 +19,7 @@ from ..errors import IRError
 from ..report import Fixed
 from .check import check
 from .dims import lenient_dim
+from .ids import key
 from .parse import MAX_BYTES, PARSER_OPTIONS, line_of
 
 _TOKENS = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|<dim(?=[\s/>])[^>]*>", re.S)
@@ -67,14 +68,14 @@ class _Edits:
         self.place = {el: i for i, el in enumerate(dims)}
         self.layers = {}
         for el in tree.iter("layer"):
-            self.layers.setdefault((line_of(el), el.get("id")), el)
-        self.top = {el.get("id"): el for el in tree.iterfind("layers/layer")}
+            self.layers.setdefault((line_of(el), key(el.get("id"))), el)
+        self.top = {key(el.get("id")): el for el in tree.iterfind("layers/layer")}
 
     def layer(self, finding):
         """The finding's layer: by its line and id, or (`layer_line` None) by its id among the top-level layers."""
         if finding.fix["layer_line"] is None:
-            return self.top.get(finding.layer_id)
-        return self.layers.get((finding.fix["layer_line"], finding.layer_id))
+            return self.top.get(key(finding.layer_id))
+        return self.layers.get((finding.fix["layer_line"], key(finding.layer_id)))
 
     def port(self, finding) -> None:
         """The dims of a finding's output port, and the input dims its edges join to them; or of an input port
@@ -149,7 +150,7 @@ def _dim_spans(data: bytes) -> list:
 def _port(layer, side: str, pid):
     if layer is None:
         return None
-    return next((p for holder in layer.iterchildren(side) for p in holder.iterchildren("port") if p.get("id") == pid),
+    return next((p for holder in layer.iterchildren(side) for p in holder.iterchildren("port") if key(p.get("id")) == key(pid)),
                 None)
 
 
@@ -159,11 +160,11 @@ def _joined(layer, pid):
     net = layers.getparent() if layers is not None else None
     if net is None:
         return
-    by_id = {el.get("id"): el for el in layers.iterchildren("layer")}
+    by_id = {key(el.get("id")): el for el in layers.iterchildren("layer")}
     for edges in net.iterchildren("edges"):
         for e in edges.iterchildren("edge"):
-            if e.get("from-layer") == layer.get("id") and e.get("from-port") == pid:
-                target = by_id.get(e.get("to-layer"))
+            if key(e.get("from-layer")) == key(layer.get("id")) and key(e.get("from-port")) == key(pid):
+                target = by_id.get(key(e.get("to-layer")))
                 port = _port(target, "input", e.get("to-port"))
                 if port is not None:
                     yield target, port

@@ -3,12 +3,11 @@ remembered (flat memory: signatures numbered, the rare new ones spilled compress
 layer of a duplicate id, a Const's element_type, what a Parameter, Const or Convert gives."""
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from lxml import etree
 
-from . import portmaps
+from . import ids, portmaps
 from .bodies import declared_inputs
 from .consts import Const
 from .dims import port_dim, text
@@ -16,6 +15,7 @@ from .elements import element_type, spellings
 from .family import FAMILY_TYPES, is_family
 from .fold import MOST_KEPT, SHAPE_OPS
 from .graph import ROOTS
+from .ids import plain as plain_id
 from .layers import POOL_TYPES, is_pooling
 from .parameters import check_output_precisions
 from .parse import (
@@ -42,8 +42,6 @@ _CLEAN_KEYS = 4096        # content keys remembered as clean, at most
 
 _GRAPH_TYPES = frozenset(ROOTS + ("Parameter",))   # the layers graph.py is told of, with every layer with inputs
 
-
-_U64_ID = re.compile(r"\s*\+?[0-9]+")   # a layer id as pugixml's as_ullong takes it whole ("01", "+1", " 1")
 
 _PLAIN, _CONST, _OTHER = 0, 1, 2
 _KINDS = {"Const": _CONST}      # a type attribute as written -> _PLAIN, _CONST or _OTHER
@@ -93,8 +91,8 @@ class Intake:
             if el.tag != "layer":
                 belongs(el, holder, problems)               # (a problem, with its line)
                 continue
-            lid, ltype = el.get("id"), op_type(el)
-            self.id_problems(el, lid, ltype)
+            ltype = op_type(el)
+            lid = self.id_problems(el, el.get("id"), ltype)
             if lid in self.shadow:
                 k = self.occurrences[lid] = self.occurrences.get(lid, 0) + 1
                 if k < self.shadow[lid]:
@@ -134,7 +132,7 @@ class Intake:
         if kind == _OTHER or el.tag != "layer":
             return False
         name, version = get("name"), get("version")
-        if lid is None or name is None or version is None or not lid.isdigit() or self.seen.row(lid) is not None:
+        if lid is None or name is None or version is None or not plain_id(lid) or self.seen.row(lid) is not None:
             return False
         ports = light_ports(el, plain, checked=True)
         if ports is None:
@@ -152,17 +150,20 @@ class Intake:
             self.types.keep(len(self.seen) - 1, given)
         return True
 
-    def id_problems(self, el, lid, ltype) -> None:
-        """The attributes every layer of a net needs, and an id read_model reads (an unsigned 64-bit number)."""
+    def id_problems(self, el, lid, ltype) -> str | None:
+        """The attributes every layer of a net needs, and an id read_model reads (ids.py); the id as it reads it
+        (as written where it refuses it)."""
         if self.doc.is_snippet:
-            return
+            return lid
         if lid is None or ltype is None or el.get("name") is None or el.get("version") is None:
             missing = [a for a in REQUIRED if el.get(a) is None]
             self.finding("bad-structure", f"<layer> lacks {', '.join(missing)}: OpenVINO requires id, name, type"
                          " and version on every layer, and refuses the file", line_of(el), el=el)
-        elif not (lid.isdigit() or _U64_ID.fullmatch(lid) and int(lid) < 1 << 64):
-            self.finding("bad-structure", f'<layer id="{lid}">: read_model reads a layer id as an unsigned'
-                         " 64-bit number, and refuses the file", line_of(el), el=el)
+            return lid
+        read = ids.number(lid)
+        if read is None:
+            self.finding("bad-structure", ids.refusal("layer", "id", lid), line_of(el), el=el)
+        return read or lid
 
     def by_type(self, el, lid, ltype):
         """What a TensorIterator, Loop or If (its bodies), a Const (its type and, if it may be a shape input, its

@@ -18,6 +18,7 @@ from lxml import etree
 
 from ..errors import IRError
 from ..limits import MAX_BYTES
+from . import ids
 from .dims import DYNAMIC, port_dim, text
 from .elements import spellings
 from .sources import check_prolog, lines_over, open_source
@@ -300,7 +301,11 @@ def read_edge(el, problems) -> Edge | None:
         missing = [k for k, v in zip(EDGE_ENDS, vals) if v is None]
         problems.append((line_of(el), f"structure: <edge> lacks {', '.join(missing)}"))
         return None
-    return Edge(*vals, line=line_of(el))
+    read, bad = ids.edge(vals)
+    if bad is not None:
+        problems.append((line_of(el), ids.refusal("edge", EDGE_ENDS[bad], vals[bad])))
+        return None
+    return Edge(*read, line=line_of(el))
 
 
 _POOL_NAMES = {"maxpool": "MaxPool", "avgpool": "AvgPool"}
@@ -340,7 +345,8 @@ def read_layer(el, problems) -> Layer:
             sections[tag] = ports
     if odd:
         _validate(el, problems)
-    return Layer(el.get("id"), el.get("name"), op_type(el), el.get("version"), line_of(el), data, data_line,
+    lid = el.get("id")
+    return Layer(ids.number(lid) or lid, el.get("name"), op_type(el), el.get("version"), line_of(el), data, data_line,
                  sections.get("input", []), sections.get("output", []), notes)
 
 
@@ -374,7 +380,7 @@ def light_ports(el, plain=False, checked=False):
         ports, out = [], section.tag == "output"
         for p in section:
             pid = p.get("id")
-            if pid is None or p.tag != "port" or out and p.get("precision") not in spelled:
+            if pid not in ids.PORTS or p.tag != "port" or out and p.get("precision") not in spelled:
                 return None
             ports.append((pid, tuple([d.text for d in p] if plain else [d.text for d in p.iterchildren("dim")])))
         if len(ports) > 1 and len({pid for pid, _ in ports}) != len(ports):
@@ -400,7 +406,12 @@ def _port(el, problems, layer, notes=None) -> Port:
         if odd and notes is not None:
             notes.append((line_of(d), f"OpenVINO reads <dim>{d.text}</dim> as {text(dim)}"))
         dims.append(dim)
-    return Port(el.get("id"), el.get("precision"), el.get("names"), line_of(el), tuple(raw), tuple(lines), dims)
+    pid = el.get("id")
+    read = ids.number(pid)
+    if read is None and pid is not None:
+        problems.append((line_of(el), f"layer id={layer.get('id')} name={layer.get('name')!r}: "
+                                      + ids.refusal("port", "id", pid)))
+    return Port(read or pid, el.get("precision"), el.get("names"), line_of(el), tuple(raw), tuple(lines), dims)
 
 
 def parse(source, *, max_bytes: int = MAX_BYTES) -> Net:

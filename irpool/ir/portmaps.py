@@ -12,6 +12,7 @@
 """
 from __future__ import annotations
 
+from .ids import key
 from .parse import line_of
 
 _MAPS = {"TensorIterator": (("body", "port_map"),), "Loop": (("body", "port_map"),),
@@ -29,11 +30,11 @@ def problems(el) -> list:
         body, pm = el.find(body_tag), el.find(map_tag)
         if body is None or pm is None:
             continue
-        layers = {x.get("id"): x.get("type") for x in body.iterfind("layers/layer")}
+        layers = {key(x.get("id")): x.get("type") for x in body.iterfind("layers/layer")}
         where = f"{map_tag} of {kind} id={el.get('id')}"
 
         def named(entry, want, what):
-            lid = entry.get("internal_layer_id")
+            lid = key(entry.get("internal_layer_id"))
             if layers.get(lid) != want:
                 got = f"a {layers[lid]}" if lid in layers else "no layer of its body"
                 out.append(("bad-structure", f"{where}: {what} internal_layer_id={lid} is {got}, not a {want}: {_AT}",
@@ -47,7 +48,7 @@ def problems(el) -> list:
                 condition = entry
                 continue
             mapped.append(entry)
-            lid = entry.get("internal_layer_id")
+            lid = key(entry.get("internal_layer_id"))
             if kind == "If" and lid in seen:
                 out.append(("bad-structure", f"{where}: Result {lid} is mapped to two outputs: read_model refuses the"
                             " file (\"Result ... is already associated with another output\")", line_of(entry)))
@@ -83,8 +84,8 @@ def _loop(el, body, condition, layers, where) -> list:
                     " Loop's outputs of dynamic rank, and compile_model refuses it (\"CPU plug-in doesn't support Loop"
                     " operation with dynamic rank\")", line_of(el)))
         return out
-    lid = condition.get("internal_layer_id")
-    result = next((x for x in body.iterfind("layers/layer") if x.get("id") == lid), None)
+    lid = key(condition.get("internal_layer_id"))
+    result = next((x for x in body.iterfind("layers/layer") if key(x.get("id")) == lid), None)
     if layers.get(lid) == "Result" and result is not None:
         port = result.find("input/port")
         rank = len(port.findall("dim")) if port is not None else 0
@@ -99,7 +100,7 @@ def _back_edges(el, layers, where) -> list:
     out = []
     for edges in el.iterchildren("back_edges"):
         for e in edges.iterchildren("edge"):
-            src, dst = e.get("from-layer"), e.get("to-layer")
+            src, dst = key(e.get("from-layer")), key(e.get("to-layer"))
             if layers.get(src) != "Result":
                 got = f"a {layers[src]}" if src in layers else "no layer of its body"
                 out.append(("bad-structure", f"{where}: a back edge comes from layer {src}, {got}, not a Result: {_AT}",

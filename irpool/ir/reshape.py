@@ -17,6 +17,7 @@ from . import consts
 from .consts import Const
 from ..given import fits, unknown
 from .dims import bounds, parse_shape, shape_text
+from .ids import key
 from .parse import Document, Layer
 from .shape_rules import MOST_VALUES, RULES, Refused, Tensor, Unknown, pool, who
 
@@ -32,10 +33,10 @@ class Reshaped:
     def edit(self, el) -> None:
         """Write the known dims into a top-level <layer> element in place of its dynamic ones (a dim written as
         a number stays: it is the file's own, and check judges it)."""
-        ports = self.ports.get(el.get("id"))
+        ports = self.ports.get(key(el.get("id")))
         if not ports:
             return
-        given = self.given.get(el.get("id"))
+        given = self.given.get(key(el.get("id")))
         if given is not None:
             data = el.find("data")
             if data is not None and data.get("shape") is not None:
@@ -44,7 +45,7 @@ class Reshaped:
                     data.set("shape", ",".join(t if t.isdigit() else str(g) for t, g in zip(written, given)))
         for section in el.iterchildren("input", "output"):
             for port in section.iterchildren("port"):
-                dims = ports.get(port.get("id"))
+                dims = ports.get(key(port.get("id")))
                 written = port.findall("dim")
                 if dims is None or len(written) != len(dims):
                     continue

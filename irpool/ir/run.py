@@ -9,7 +9,7 @@ from .. import cpu
 from ..errors import IRError
 from ..opdefs import load as load_defs
 from ..select import choose
-from . import consts, fold
+from . import consts, fold, ids
 from .consts import Const
 from .execute import bind_inputs, execute, execute_family, feed, shape_input
 from .family import FAMILY_TYPES, is_family
@@ -120,18 +120,18 @@ class Program:
                 by_id.append(read_layer(el, doc.problems))
             elif el.tag == "edge":
                 wanted = wanted if wanted is not None else {layer.id for layer in by_id + by_name} | shape_ops.keys()
-                if el.get("to-layer") in wanted:
+                if ids.key(el.get("to-layer")) in wanted:
                     edge = read_edge(el, doc.problems)
                     if edge is not None:
                         shape_edges[(edge.to_layer, edge.to_port)] = (edge.from_layer, edge.from_port)
             else:
                 if el.get("type") == "Const" and Const.may_be_shape(el):     # (weights: never a shape input)
-                    found_consts[el.get("id")] = Const.of(el)
+                    found_consts[ids.key(el.get("id"))] = Const.of(el)
                 elif el.get("type") in fold.SHAPE_OPS and len(shape_ops) < fold.MOST_KEPT:
-                    shape_ops[el.get("id")] = read_layer(el, [])      # (kept to fold a shape input: fold.py)
+                    shape_ops[ids.key(el.get("id"))] = read_layer(el, [])      # (kept to fold a shape input: fold.py)
                 if (op_type(el) in POOL_TYPES or el.get("type") in FAMILY_TYPES) and len(pooling) < 5:
                     pooling.append(f"id={el.get('id')} name={el.get('name')!r}")
-                if el.get("id") == key:
+                if ids.key(el.get("id")) == ids.key(key):
                     by_id.append(read_layer(el, doc.problems))
                 elif el.get("name") == key:
                     by_name.append(read_layer(el, doc.problems))
@@ -167,6 +167,9 @@ class Program:
         if missing:
             return IRError(f"<layer> lacks {', '.join(missing)}, which OpenVINO requires on every layer",
                            code="bad-structure", **where)
+        lid = ids.number(lid)
+        if lid is None:
+            return IRError(ids.refusal("layer", "id", el.get("id")), code="bad-structure", **where)
         if self.table.row(lid) is not None:
             return IRError(f"layer id {lid} is used twice: OpenVINO builds only the last layer with an id (irpool"
                            " check says which it ignores); irpool runs only nets whose ids are unique",

@@ -1,0 +1,134 @@
+"""Layer ids, port ids and edge ends as read_model reads them (irpool/ir/ids.py): numbers, so "03", "+3", " 3"
+name layer 3 and "3 ", "-3", "٣", 2^63 make it refuse the file. Each spelling is written into a small net (at a
+layer's id and the edges naming it, at one of them alone, at a port's id and the edge naming it, at one of them
+alone) and given to read_model: check must refuse exactly the files read_model refuses, and say of the others
+what it says of the net written plainly. Measured with OpenVINO 2026.4.1 on AMD EPYC family 26 model 2 (avx512f);
+the reader's rules do not depend on the CPU."""
+import numpy as np
+import pytest
+
+import irpool
+
+
+def _dims(ds):
+    return "".join(f"<dim>{d}</dim>" for d in ds)
+
+
+# {relu} is the ReLU's id where the layer is written, {to}/{frm} where the edges name it; {port} is its output
+# port's id, {fp} the edge's from-port naming it; {pool} is the MaxPool's id, written everywhere it is named
+NET = f"""<?xml version="1.0"?>
+<net name="n" version="11">
+<layers>
+<layer id="0" name="x" type="Parameter" version="opset1"><data shape="1,3,8,8" element_type="f32"/>
+<output><port id="0" precision="FP32" names="x">{_dims([1, 3, 8, 8])}</port></output></layer>
+<layer id="1" name="w" type="Const" version="opset1"><data element_type="f32" shape="4,3,1,1" offset="0" size="48"/>
+<output><port id="0" precision="FP32">{_dims([4, 3, 1, 1])}</port></output></layer>
+<layer id="2" name="conv" type="Convolution" version="opset1">
+<data strides="1,1" dilations="1,1" pads_begin="0,0" pads_end="0,0" auto_pad="explicit"/>
+<input><port id="0" precision="FP32">{_dims([1, 3, 8, 8])}</port><port id="1" precision="FP32">{_dims([4, 3, 1, 1])}</port>
+</input><output><port id="2" precision="FP32">{_dims([1, 4, 8, 8])}</port></output></layer>
+<layer id="{{relu}}" name="relu" type="ReLU" version="opset1"><input><port id="0" precision="FP32">{_dims([1, 4, 8, 8])}
+</port></input><output><port id="{{port}}" precision="FP32">{_dims([1, 4, 8, 8])}</port></output></layer>
+<layer id="{{pool}}" name="pool" type="MaxPool" version="opset1">
+<data strides="2,2" pads_begin="0,0" pads_end="0,0" kernel="2,2" rounding_type="floor" auto_pad="explicit"/>
+<input><port id="0" precision="FP32">{_dims([1, 4, 8, 8])}</port></input>
+<output><port id="1" precision="FP32"><dim>1</dim><dim>4</dim><dim>{{out}}</dim><dim>4</dim></port></output></layer>
+<layer id="5" name="out" type="Result" version="opset1"><input><port id="0" precision="FP32">{_dims([1, 4, 4, 4])}
+</port></input></layer>
+</layers>
+<edges>
+<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
+<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
+<edge from-layer="2" from-port="2" to-layer="{{to}}" to-port="0"/>
+<edge from-layer="{{frm}}" from-port="{{fp}}" to-layer="{{pool}}" to-port="0"/>
+<edge from-layer="{{pool}}" from-port="1" to-layer="5" to-port="0"/>
+</edges>
+</net>
+"""
+
+
+def net(relu="3", to=None, frm=None, port="1", fp=None, pool="4", out=4) -> str:
+    return NET.format(relu=relu, to=relu if to is None else to, frm=relu if frm is None else frm, port=port,
+                      fp=port if fp is None else fp, pool=pool, out=out)
+
+
+SPELLINGS = ["03", "+3", " 3", "&#9;3", "+0003", "3 ", "-3", "\u0663", "\uff13", "3a", "0x3", "", "3.0", "1e2",
+             str(2 ** 31), str(2 ** 63 - 1), str(2 ** 63), str(2 ** 64 - 1), str(2 ** 64), "9" * 23]
+PLACES = {
+    "layer and edges": lambda t: net(relu=t),
+    "layer only": lambda t: net(relu=t, to="3", frm="3"),
+    "edges only": lambda t: net(to=t, frm=t),
+    "port and edge": lambda t: net(port=t.replace("3", "1")),
+    "port only": lambda t: net(port=t.replace("3", "1"), fp="1"),
+    "edge's port only": lambda t: net(fp=t.replace("3", "1")),
+    "pool everywhere": lambda t: net(pool=t.replace("3", "4")),
+}
+OTHERS = {
+    "3 and 03 (one id twice)": net().replace('id="5" name="out"', 'id="03" name="out"').replace('to-layer="5"',
+                                                                                             'to-layer="03"'),
+    "-0 (id 0 twice)": net(relu="-0"),
+    "05 everywhere": net().replace('id="5" name="out"', 'id="05" name="out"').replace('to-layer="5"', 'to-layer="05"'),
+}
+
+
+def _cases():
+    for place, make in PLACES.items():
+        for t in SPELLINGS:
+            yield pytest.param(make(t), id=f"{place}: {t!r}")
+    for name, xml in OTHERS.items():
+        yield pytest.param(xml, id=name)
+
+
+def _errors(xml) -> list:
+    return [f.code for f in irpool.check(xml).findings if f.severity == "error"]
+
+
+@pytest.mark.openvino
+@pytest.mark.parametrize("xml", list(_cases()))
+def test_check_refuses_the_ids_read_model_refuses(xml):
+    ov = pytest.importorskip("openvino")
+    try:
+        ov.Core().read_model(xml.encode(), ov.Tensor(ov.Type.u8, [48]))
+        refused = None
+    except RuntimeError as e:
+        refused = str(e)
+    report = irpool.check(xml)
+    errors = [f for f in report.findings if f.severity == "error"]
+    if refused is None:     # read as the plain net: what check says of that, it says of this
+        plain = irpool.check(net())
+        assert [(f.code, f.severity) for f in report.findings] == [(f.code, f.severity) for f in plain.findings]
+        assert report.summary == plain.summary
+    else:
+        assert errors, f"read_model refuses the file ({' '.join(refused.split())[-160:]}) and check says ok"
+
+
+def test_a_refused_id_is_said_with_its_text_and_openvino_words():
+    by_line = {f.message.split(":")[0]: f for f in irpool.check(net(relu="3 ")).findings}
+    said = by_line['<layer> id="3 "']
+    assert said.code == "bad-structure" and "not an unsigned 64 bit integer" in said.message
+    assert '<edge> to-layer="3 "' in by_line and '<edge> from-layer="3 "' in by_line
+    stoll = {f.message.split(":")[0]: f for f in irpool.check(net(relu=str(2 ** 63))).findings}
+    assert "stoll" in stoll[f'<layer> id="{2 ** 63}"'].message
+
+
+def test_a_wrong_dim_is_found_and_fixed_on_a_layer_whose_id_is_written_otherwise():
+    wrong = [f.code for f in irpool.check(net(out=5)).findings]
+    assert "shape-mismatch" in wrong
+    for pool in ("04", "+4", " 4"):
+        xml = net(pool=pool, out=5)
+        assert [f.code for f in irpool.check(xml).findings] == wrong
+        fixed, said, after = irpool.fix(xml.encode())
+        assert fixed == net(pool=pool).encode() and said, pool
+        assert not [f for f in after.findings if f.severity == "error"]
+
+
+def test_layer_selects_a_layer_by_the_number_its_id_is_read_as():
+    x = np.arange(1 * 4 * 8 * 8, dtype=np.float32).reshape(1, 4, 8, 8)
+    plain = irpool.run(net(), x, layer="4")
+    for pool in ("04", "+4"):
+        got = irpool.run(net(pool=pool), x, layer="4")
+        assert [(k, np.asarray(v).tobytes()) for k, v in got.items()] == \
+            [(k, np.asarray(v).tobytes()) for k, v in plain.items()]
+        entries = []
+        irpool.frontend.each_entry(net(pool=pool), entries.append, "4")
+        assert [e["layer_name"] for e in entries] == ["pool"]
