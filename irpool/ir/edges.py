@@ -114,6 +114,8 @@ class Edges:
                         and (b.type not in _WATCHED or not types.differ(ra, rb, a.type, b.type)) \
                         and not ((types.pending or types.params) and types.wants(fl, tl)):
                     continue                                                    # both ends declare the same dims
+            elif not each and (len(fl) > 18 or len(tl) > 18) and not self.plain_edge(el, e, odd):
+                continue                                # (a number past 2^63: plain_ends lets it by)
             self.edge(fl, fp, tl, tp, line_of(el))
         graph.batch(rows)
         return odd

@@ -373,14 +373,14 @@ def light_ports(el, plain=False, checked=False):
     `plain`: every child of its ports is a <dim> (a third faster); `checked`: its id and type are there."""
     if not checked and (el.get("id") is None or el.get("type") is None):
         return None
-    sides, spelled = {}, spellings()
+    sides, spelled, known = {}, spellings(), ids.PORTS
     for section in el.iterchildren("input", "output"):
         if section.tag in sides:
             return None
         ports, out = [], section.tag == "output"
         for p in section:
             pid = p.get("id")
-            if pid not in ids.PORTS or p.tag != "port" or out and p.get("precision") not in spelled:
+            if pid not in known or p.tag != "port" or out and p.get("precision") not in spelled:
                 return None
             ports.append((pid, tuple([d.text for d in p] if plain else [d.text for d in p.iterchildren("dim")])))
         if len(ports) > 1 and len({pid for pid, _ in ports}) != len(ports):
