@@ -333,7 +333,7 @@ class Intake:
         sigs, key = self.sigs, (layer_type,) + ports
         number = sigs.numbers.get(key)
         if number is None:
-            number = sigs.number(key)[0]
+            number = sigs.add(key)
             light = hasattr(where, "tag")       # read light (light_ports): its dims are judged here
             if light and self.odd_dims(lid, name, layer_type, ports, where) and number >= 0:
                 sigs.odd.add(number)

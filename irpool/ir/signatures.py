@@ -33,7 +33,12 @@ class Known(NamedTuple):
 
 def _signature(key) -> Signature:
     layer_type, outs, ins = key
-    positions = {ins[0][0]: 0} if len(ins) == 1 else {pid: i for i, (pid, _) in reversed(list(enumerate(ins)))}
+    if len(ins) == 1:
+        return Signature(layer_type, outs, ins, dict(outs), dict(ins), {ins[0][0]: 0})
+    positions = {}
+    for i, (pid, _) in enumerate(ins):
+        if pid not in positions:                # (a port written twice: its first)
+            positions[pid] = i
     return Signature(layer_type, outs, ins, dict(outs), dict(ins), positions)
 
 
@@ -46,17 +51,14 @@ class Signatures:
         self.unspilled = {}       # a few spilled signatures read back
         self.odd = set()          # numbers whose <dim>s were odd: judged again at each layer that has them
 
-    def number(self, key) -> tuple:
-        """(the number of signature `key` = (type, outputs, inputs), whether it is new)."""
-        number = self.numbers.get(key)
-        if number is not None:
-            return number, False
+    def add(self, key) -> int:
+        """The number of signature `key` = (type, outputs, inputs), not in `numbers` (the caller looked)."""
         if len(self.by_number) < _SIGNATURES:
             number = self.numbers[key] = len(self.by_number)
             self.by_number.append(_signature(key))
-            return number, True
+            return number
         data = marshal.dumps(key)         # a file of ever-new shapes: one record a layer, compressed (flat memory)
-        return -1 - self.spill.append(len(data).to_bytes(4, "little") + data), True
+        return -1 - self.spill.append(len(data).to_bytes(4, "little") + data)
 
     def at(self, number) -> Signature:
         if number >= 0:

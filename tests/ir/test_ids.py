@@ -135,3 +135,19 @@ def test_layer_selects_a_layer_by_the_number_its_id_is_read_as():
         entries = []
         irpool.frontend.each_entry(net(pool=pool), entries.append, "4")
         assert [e["layer_name"] for e in entries] == ["pool"]
+
+
+def test_run_reads_a_net_whose_ids_are_written_otherwise():
+    from irbuild import net_xml
+    cfg = dict(op="MaxPool", version=1, shape=[1, 2, 6, 6], dtype="float32", strides=[2, 2], pads_begin=[0, 0],
+               pads_end=[0, 0], kernel=[2, 2], rounding_type="floor", auto_pad="explicit")
+    plain = net_xml(cfg)
+    odd = plain.replace('<layer id="1" name="pool"', '<layer id="01" name="pool"').replace(
+        'to-layer="1"', 'to-layer="+1"').replace('from-layer="1"', 'from-layer=" 1"')
+    assert odd != plain
+    x = np.random.default_rng(3).standard_normal((1, 2, 6, 6)).astype(np.float32)
+    want, got = irpool.run(plain, x), irpool.run(odd, x)
+    assert [(k, np.asarray(v).tobytes()) for k, v in got.items()] == \
+        [(k, np.asarray(v).tobytes()) for k, v in want.items()]
+    with pytest.raises(irpool.IRError, match="not an unsigned 64 bit integer"):
+        irpool.run(plain.replace('<layer id="1" name="pool"', '<layer id="1 " name="pool"'), x)
