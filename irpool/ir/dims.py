@@ -12,7 +12,8 @@ DYNAMIC = (0, None)
 _INT64 = 1 << 63
 
 
-_SIGNED = re.compile(r"-?\d+")
+_SIGNED = re.compile(r"-?[0-9]+")
+_BLANKS = " \t\n\r\v\f"    # what C++ skips as space: an ASCII blank (not U+00A0, nor any other)
 _UNDEFINED = "compile_model refuses it (\"Can't clone desc if new dims are undefined\")"
 
 
@@ -33,13 +34,13 @@ def parse_dim(text: str):
     """A Parameter shape's dim: an int >= 0, or (lo, hi) for OpenVINO's spellings of a dynamic dim, as
     read_model reads them (measured, 2026.4.1): "?" and -1 are dynamic, any other negative is 0, a negative
     lower bound is 0; ValueError where OpenVINO refuses it (an empty interval at compile time)."""
-    t = (text or "").strip()
+    t = (text or "").strip(_BLANKS)
     if not t:
         raise ValueError("empty")
     if t == "?":
         return DYNAMIC
     if ".." in t:
-        lo_text, hi_text = (x.strip() for x in t.split("..", 1))
+        lo_text, hi_text = (x.strip(_BLANKS) for x in t.split("..", 1))
         lo = _bound(lo_text) if lo_text else 0
         hi = _bound(hi_text, None) if hi_text else None
         if hi is not None and hi < 0:
@@ -65,8 +66,8 @@ def lenient_dim(text):
         return DYNAMIC
 
 
-_LEADING = re.compile(r"\s*([+-]?\d+)")
-_PLAIN_DIM = re.compile(r"\s*(-1|\d+|\d+\.\.\d*)\s*")
+_LEADING = re.compile(r"\s*([+-]?\d+)", re.ASCII)       # (re.ASCII: "٨" and U+00A0 are not C++'s digit and blank)
+_PLAIN_DIM = re.compile(r"\s*(-1|\d+|\d+\.\.\d*)\s*", re.ASCII)
 
 
 def _leading(t: str):
@@ -107,7 +108,7 @@ def port_dim(text) -> tuple:
 
 def parse_shape(text: str) -> list | None:
     """A Parameter's shape attribute: a list of dims, [] for a scalar, None for a dynamic rank ("...")."""
-    t = text.strip().strip("[]").strip()
+    t = text.strip(_BLANKS).strip("[]").strip(_BLANKS)
     if t == "...":
         return None
     return [parse_dim(x) for x in t.split(",")] if t else []

@@ -20,8 +20,8 @@ from .parse import Layer
 POOL_TYPES = ("MaxPool", "AvgPool")
 # An integer as OpenVINO's IR reader takes it (C++ stream extraction): leading spaces, an optional minus (no
 # plus), digits; whatever follows the digits is ignored ("2.0" is 2, "0x2" is 0).
-_INT_PREFIX = re.compile(r"\s*(-?\d+)")
-_PLAIN_INT = re.compile(r"\s*-?\d+\s*")
+_INT_PREFIX = re.compile(r"\s*(-?\d+)", re.ASCII)     # (re.ASCII: "٢" and U+00A0 are refused, measured)
+_PLAIN_INT = re.compile(r"\s*-?\d+\s*", re.ASCII)
 _PLAIN_BOOL = ("true", "false", "1", "0")
 _INT64 = 1 << 63
 _CLAMPED = ("strides", "dilations")       # past 2**31 - 1, read as MAX_DIM (the same output for any input irpool reads)
@@ -55,7 +55,7 @@ def is_pooling(layer: Layer) -> bool:
 def op_name(layer: Layer, file: str | None) -> str:
     """MaxPool-8 etc. from the layer's type and opset, as OpenVINO resolves it."""
     opsets = load("openvino")["opsets"][layer.type]
-    version = (layer.version or "").strip()
+    version = layer.version or ""                    # (as written: " opset1" is refused, measured)
     if version not in opsets:
         known = f"opset{min(int(k[5:]) for k in opsets)}..opset{max(int(k[5:]) for k in opsets)}"
         raise IRError(f'{layer.type} has version="{layer.version}", which OpenVINO does not know for it'

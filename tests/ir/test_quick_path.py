@@ -89,6 +89,14 @@ EDITS = [
     ("a type the full reader folds (ShapeOf)", 'type="ReLU"', 'type="ShapeOf"'),
     ("a pooling type in other case", 'type="MaxPool"', 'type="maxpool"'),
     ("a text in a port", 'names="r"><dim>1</dim>', 'names="r">x<dim>1</dim>'),
+    ("a dim of a digit not ASCII", 'names="c"><dim>1</dim>', 'names="c"><dim>\u0661</dim>'),
+    ("a dim after a no-break space", 'names="c"><dim>1</dim>', 'names="c"><dim>\u00a01</dim>'),
+    ("a dim of 2^63", 'names="c"><dim>1</dim>', f'names="c"><dim>{2 ** 63}</dim>'),
+    ("an id written +3", '<layer id="3" name="relu"', '<layer id="+3" name="relu"'),
+    ("a port id written 01", '<port id="1" precision="FP32" names="r">', '<port id="01" precision="FP32" names="r">'),
+    ("a type with a blank", 'type="ReLU"', 'type="ReLU "'),
+    ("an empty type", 'type="ReLU"', 'type=""'),
+    ("a version with a blank", 'type="ReLU" version="opset1"', 'type="ReLU" version=" opset1"'),
 ]
 
 
