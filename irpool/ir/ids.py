@@ -44,21 +44,33 @@ def number(text) -> str | None:
     return str(value)
 
 
+def integer(text) -> int | None:
+    """A signed number as read_model reads one (get_int64_attr: std::stoll, the whole text); None where it refuses
+    it (or where there is none)."""
+    m = _STOLL.fullmatch(text or "")
+    if m is None:
+        return None
+    value = int(m.group(2)) * (-1 if m.group(1) == "-" else 1)
+    return value if -_LIMIT <= value < _LIMIT else None
+
+
 def key(text):
     """What irpool knows an id by: the number read_model reads, or the text as written where it refuses it (a
     finding says so)."""
     return number(text) or text
 
 
-def refusal(tag: str, attr: str, text: str) -> str:
-    """Why read_model refuses <tag attr="text"> (number(text) is None), in OpenVINO's words."""
+def refusal(tag: str, attr: str, text: str, signed: bool = False) -> str:
+    """Why read_model refuses <tag attr="text"> (number(text) is None, or integer(text) where `signed`), in
+    OpenVINO's words."""
     m = re.match(r"[ \t\n\r\v\f]*[+-]?[0-9]+", text)
     if m is None or not -_LIMIT <= int(m.group(0)) < _LIMIT:
         said = "\"Converting input model stoll\": no ASCII digit where it starts, or a number past 2^63 - 1"
     else:
-        said = f'node <{tag}> has attribute "{attr}" = "{text}" which is not an unsigned 64 bit integer'
-    return f'<{tag}> {attr}="{text}": read_model reads it as a number (ASCII digits, below 2^63, nothing after' \
-           f" them) and refuses the file ({said})"
+        said = f'node <{tag}> has attribute "{attr}" = "{text}" which is not a{"" if signed else "n un"}signed 64' \
+               " bit integer"
+    return f'<{tag}> {attr}="{text}": read_model reads it as a{" signed" if signed else ""} number (ASCII digits,' \
+           f" below 2^63, nothing after them) and refuses the file ({said})"
 
 
 def edge(ends: tuple) -> tuple:

@@ -3,13 +3,15 @@ remembered (flat memory: signatures numbered, the rare new ones spilled compress
 layer of a duplicate id, a Const's element_type, what a Parameter, Const or Convert gives."""
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from lxml import etree
 
+from ..opdefs import load
 from . import ids, portmaps
 from .bodies import declared_inputs
-from .consts import Const
+from .consts import Const, data_problem
 from .dims import plain_int, port_dim, text
 from .elements import element_type, spellings
 from .family import FAMILY_TYPES, is_family
@@ -54,16 +56,35 @@ def no_name(text) -> bool:
     return not text or "," in text or any(c.isspace() for c in text)
 
 
-class _Versions(dict):
-    """A version attribute as written -> whether it may name an opset (not no_name)."""
+class _Memo(dict):
+    """A value as written -> what `judge` says of it, remembered for the first 4,096 values (a file's types,
+    versions and shapes are few)."""
+    def __init__(self, judge):
+        super().__init__()
+        self.judge = judge
+
     def __missing__(self, text):
-        ok = text is not None and not no_name(text)
+        said = self.judge(text)
         if len(self) < 4096:
-            self[text] = ok
-        return ok
+            self[text] = said
+        return said
 
 
-_VERSIONS = _Versions()
+def _const_type(text):
+    """A Const's element_type as written -> its type, for the spellings const_type takes without a word."""
+    et = element_type(text)
+    return et if text is not None and et is not None and text.lower() == et.name else None
+
+
+def _plain_shape(shape) -> bool:
+    """A Const's shape that read_model reads (data_problem)."""
+    return shape is not None and data_problem({"offset": "0", "size": "0", "shape": shape}) is None
+
+
+_VERSIONS = _Memo(lambda text: text in load("openvino")["opset_names"]["shipped"])    # names a shipped opset
+_OPSET = re.compile(r"opset0*[0-9]+", re.IGNORECASE | re.ASCII)      # an opset's name, in any case or digits
+_CONST_TYPES = _Memo(_const_type)
+_SHAPES = _Memo(_plain_shape)
 
 
 def _kind(written) -> int:
@@ -78,17 +99,6 @@ def _kind(written) -> int:
     return kind
 
 
-class _ConstTypes(dict):
-    """A Const's element_type as written -> its type, for the spellings const_type takes without a word."""
-    def __missing__(self, text):
-        et = element_type(text)
-        ok = text is not None and et is not None and text.lower() == et.name
-        if len(self) < 4096:
-            self[text] = et if ok else None
-        return et if ok else None
-
-
-_CONST_TYPES = _ConstTypes()
 _NOT_DIM = etree.XPath("count(layer/*/port/*) - count(layer/*/port/dim)")
 
 
@@ -161,7 +171,9 @@ class Intake:
         if kind == _CONST:
             data = el.find("data")
             given = _CONST_TYPES[data.get("element_type") if data is not None else None]
-            if given is None or len(outs) > 1 or ins:
+            offset, size = data.get("offset"), data.get("size")
+            if given is None or len(outs) > 1 or ins or offset is None or size is None or not plain_int(offset) \
+                    or not plain_int(size) or not _SHAPES[data.get("shape")]:
                 return False                                # (the full path says what is wrong)
             self.keep_const(el, lid, data)
         self.remember(lid, name, written, ports, el)
@@ -183,14 +195,27 @@ class Intake:
         if no_name(ltype):
             self.finding("bad-structure", f'type="{ltype}" names no operation: read_model refuses the file ("Opset'
                          f' {version} doesn\'t contain the operation with type: {ltype}")', line_of(el), el=el)
-        elif no_name(version) and ltype not in POOL_TYPES:        # (a pool's: layers.op_name says it)
-            self.finding("bad-structure", f'version="{version}" names no opset: read_model refuses the file'
-                         f' ("Cannot create {ltype} layer {el.get("name")} id:{lid} from unsupported opset:'
-                         f' {version}")', line_of(el), el=el)
+        elif not _VERSIONS[version] and ltype not in POOL_TYPES:     # (a pool's: layers.op_name says it)
+            self.version_problem(el, ltype, version, lid)
         read = ids.number(lid)
         if read is None:
             self.finding("bad-structure", ids.refusal("layer", "id", lid), line_of(el), el=el)
         return read or lid
+
+    def version_problem(self, el, ltype, version, lid) -> None:
+        """A version that names no opset OpenVINO ships (schemas/openvino.json "opset_names"): refused, unless an
+        extension registers it (a warning) where it is not one of those opsets written otherwise."""
+        said = f'("Cannot create {ltype} layer {el.get("name")} id:{lid} from unsupported opset: {version}")'
+        if no_name(version):
+            self.finding("bad-structure", f'version="{version}" names no opset: read_model refuses the file {said}',
+                         line_of(el), el=el)
+        elif _OPSET.fullmatch(version):
+            self.finding("unknown-opset", f'version="{version}": OpenVINO ships opset1 to opset17, written so, and'
+                         f" read_model refuses the file {said}", line_of(el), el=el)
+        else:
+            self.finding("extension-opset", f'version="{version}" names no opset OpenVINO ships (opset1 to opset17):'
+                         f" read_model refuses the file {said}, unless an extension registers that opset",
+                         line_of(el), el=el)
 
     def by_type(self, el, lid, ltype):
         """What a TensorIterator, Loop or If (its bodies), a Const (its type and, if it may be a shape input, its
@@ -206,6 +231,9 @@ class Intake:
         elif ltype == "Const":
             data = el.find("data")
             given = self.const_type(el, data)
+            problem = data_problem(data) if data is not None else None
+            if problem is not None:
+                self.finding("bad-structure", f"Const {problem}", line_of(data), el=el)
             self.keep_const(el, lid, data)
             self.port_count(el)
             return given

@@ -12,6 +12,7 @@
 """
 from __future__ import annotations
 
+from . import ids
 from .ids import key
 from .parse import line_of
 
@@ -32,6 +33,7 @@ def problems(el) -> list:
             continue
         layers = {key(x.get("id")): x.get("type") for x in body.iterfind("layers/layer")}
         where = f"{map_tag} of {kind} id={el.get('id')}"
+        out += _spellings(el, pm, where)
 
         def named(entry, want, what):
             lid = key(entry.get("internal_layer_id"))
@@ -69,6 +71,35 @@ def problems(el) -> list:
                         f" else_port_map {other}, and it has {outputs} output ports: read_model refuses the file"
                         " (each output must come from one Result of each branch: \"Incorrect associating\")",
                         line_of(pm)))
+    return out
+
+
+_UNSIGNED = ("axis", "internal_layer_id")                          # read as get_uint64_attr reads them
+_SIGNED = ("external_port_id", "start", "end", "stride", "part_size")   # as get_int64_attr does (measured, 2026.4.1)
+
+
+def _spellings(el, pm, where) -> list:
+    """The port map's numbers and back edges' ends that read_model cannot read (ids.py), and a negative
+    external_port_id (an index: "vector::_M_range_check"), but a Loop's current_iteration or execution_condition
+    (a purpose, and -1)."""
+    out = []
+    for entry in pm.iterchildren("input", "output"):
+        for name in _UNSIGNED + _SIGNED:
+            text = entry.get(name)
+            signed = name in _SIGNED
+            read = None if text is None else ids.integer(text) if signed else ids.number(text)
+            if text is not None and read is None:
+                out.append(("bad-structure", f"{where}: {ids.refusal(entry.tag, name, text, signed)}", line_of(entry)))
+            elif name == "external_port_id" and read is not None and read < 0 and entry.get("purpose") is None:
+                out.append(("bad-structure", f"{where}: <{entry.tag}> external_port_id={text}: a port's index, which"
+                            " read_model refuses negative (\"vector::_M_range_check\")", line_of(entry)))
+    for edges in el.iterchildren("back_edges"):
+        for e in edges.iterchildren("edge"):
+            for name in ("from-layer", "to-layer"):
+                text = e.get(name)
+                if text is not None and ids.number(text) is None:
+                    out.append(("bad-structure", f"{where}: a back edge's {ids.refusal('edge', name, text)}",
+                                line_of(e)))
     return out
 
 

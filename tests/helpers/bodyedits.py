@@ -1,6 +1,7 @@
 """Edited TensorIterator, Loop and If nets for tests/ir/test_bodies.py: three bases saved by OpenVINO's
-save_model (a TensorIterator, one with a back edge, a Loop, an If; each body pools), then 52 edits of their
-port maps, back edges and body Results. Written in the current folder: base_*.xml and ir/<name>.xml."""
+save_model (a TensorIterator, one with a back edge, a Loop, an If; each body pools), then 74 edits of their
+port maps (their numbers spelled otherwise too), back edges and body Results. Written in the current folder:
+base_*.xml and ir/<name>.xml."""
 import copy
 import os
 import shutil
@@ -235,5 +236,18 @@ def variants() -> dict:
     save("if_5f_else_ext_id_3", "if", t, "else_port_map output external_port_id 3 (then says 2; If has port 2 only)")
     t = load("if"); rm_layer(IF(t).find("then_body"), 2); rm_layer(IF(t).find("else_body"), 2)
     save("if_1c_rm_both_results", "if", t, "remove Result 2 in both branches (port_maps still name 2)")
+
+    # ---------- numbers spelled otherwise (irpool/ir/ids.py): read_model reads them whole, with std::stoll
+    for i, (attr, val) in enumerate([("axis", "1 "), ("axis", " 1"), ("axis", "-1"), ("start", "0 "), ("start", "+0"),
+                                     ("end", "-1 "), ("end", " -1"), ("stride", "1\u00a0"), ("part_size", "01"),
+                                     ("external_port_id", "0 "), ("external_port_id", "00"),
+                                     ("external_port_id", "-1"), ("internal_layer_id", "0 "),
+                                     ("internal_layer_id", "+0")]):
+        t = load("ti"); sg(t, "TensorIterator").find("port_map").find("input").set(attr, val)
+        save(f"ti_8_{i}_{attr}", "ti", t, f"input port_map {attr}={val!r}")
+    for i, (attr, val) in enumerate([("from-layer", "4 "), ("from-layer", "04"), ("to-layer", " 1"),
+                                     ("to-layer", "\u0661")]):
+        t = load("tibe"); be(t).set(attr, val)
+        save(f"tibe_8_{i}_{attr}", "tibe", t, f"back_edge {attr}={val!r}")
 
     return V

@@ -123,6 +123,10 @@ def _spelled(where: str, text: str) -> str:
         return base.replace(out, out[:-len("<dim>8</dim>")] + f"<dim>{text}</dim>")
     if where == "const dim":
         return base.replace(_CONST_OUT, _CONST_OUT.replace("<dim>4</dim>", f"<dim>{text}</dim>"))
+    if where.startswith("const "):            # the weights' <data>: offset, size, shape
+        name = where.split()[1]
+        old = {"offset": 'offset="0"', "size": 'size="48"', "shape": 'shape="4,3,1,1"'}[name]
+        return base.replace(old, f'{name}="{text}"' if text is not None else "", 1)
     if where == "parameter shape":
         return base.replace('shape="1,3,8,8"', f'shape="{text}"')
     if where == "net version":
@@ -136,18 +140,22 @@ def _spelled(where: str, text: str) -> str:
 
 
 # what read_model reads as C++ reads a number (ASCII blanks, ASCII digits) or a name (as written), each written
-# otherwise: a blank that is not ASCII, a digit that is not ASCII, a sign, a blank where a name has none
+# otherwise: a blank that is not ASCII, a digit that is not ASCII, a sign, a blank where a name has none; None:
+# the attribute left out
 SPELLED = {
     "kernel": [" 2,2", "2, 2", "2,2 ", "&#9;2,2", "\u00a02,2", "2,\u20032", "\u0662,2", "2\u00a0,2", "+2,2"],
     "strides": ["\u00a02,2", "\u0662,2", "2 ,2"],
     "pads_begin": ["\u00a00,0", "\u0660,0", "0, 0", "+0,0"],
     "relu dim": [" 8", "8 ", "\u00a08", "\u0668", "\uff18", "8\u00a0", "+8", "08", str(2 ** 63)],
     "const dim": ["\u00a04", "\u0664", " 4"],
+    "const offset": ["0 ", " 0", "+0", "-0", "00", "\u0660", None],
+    "const size": ["48 ", "048", "48&#9;", None],
+    "const shape": ["4,3,1,1 ", "4,3,1,1,", "\u0664,3,1,1", " 4,3,1,1", None],
     "parameter shape": [" 1,3,8,8", "1, 3,8,8", "\u00a01,3,8,8", "\u0661,3,8,8", "1,3,8,8\u00a0", "1,3,8,\uff18",
                         "[1,3,8,8]"],
     "net version": ["11 ", " 11", "&#9;11", "\u0661\u0661", "+11", "011", "11.0", "\u00a011", "11\u00a0"],
     "pool version": [" opset1", "opset1 ", "&#9;opset1", "\u00a0opset1"],
-    "relu version": [" opset1", "opset1&#9;", "\u00a0opset1"],
+    "relu version": [" opset1", "opset1&#9;", "\u00a0opset1", "OPSET1", "opset01", "opset0", "opset18", "opset16"],
     "pool type": ["MaxPool ", " MaxPool", "Max Pool", "MaxPool,", "", "maxpool", "MAXPOOL", "\u00a0MaxPool"],
     "relu type": ["ReLU ", "", "relu"],
 }
@@ -169,6 +177,18 @@ def test_check_refuses_the_spellings_read_model_refuses(xml):
     except irpool.IRError as e:          # (the API refuses a <net> version outright)
         errors = [e.code]
     assert bool(errors) == bool(refused), (refused, errors)
+
+
+@pytest.mark.openvino
+@pytest.mark.parametrize("version", ["custom", "extension", "experimental"])
+def test_a_version_no_opset_has_is_a_warning_where_an_extension_may_bring_it(version):
+    """read_model (no extension loaded) refuses it; an extension could register it, which check cannot know."""
+    ov = pytest.importorskip("openvino")
+    xml = _spelled("relu version", version)
+    with pytest.raises(RuntimeError, match="unsupported opset"):
+        ov.Core().read_model(xml.encode(), ov.Tensor(ov.Type.u8, [48]))
+    said = [(f.code, f.severity) for f in irpool.check(xml).findings]
+    assert said == [("extension-opset", "warning")]
 
 
 def test_a_refused_id_is_said_with_its_text_and_openvino_words():

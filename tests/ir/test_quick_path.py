@@ -97,6 +97,8 @@ EDITS = [
     ("a type with a blank", 'type="ReLU"', 'type="ReLU "'),
     ("an empty type", 'type="ReLU"', 'type=""'),
     ("a version with a blank", 'type="ReLU" version="opset1"', 'type="ReLU" version=" opset1"'),
+    ("a version in capitals", 'type="ReLU" version="opset1"', 'type="ReLU" version="OPSET1"'),
+    ("a version an extension may bring", 'type="ReLU" version="opset1"', 'type="ReLU" version="custom"'),
 ]
 
 
