@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import IRError
 from . import ids
 from .ids import key
-from .layers import parse_attr
+from .layers import int_list
 from .parse import line_of
 
 SHAPE_TYPES = {"i32": "<i4", "i64": "<i8", "u32": "<u4", "u64": "<u8", "i8": "i1", "u8": "u1", "i16": "<i2",
@@ -113,13 +113,10 @@ def data_problem(data) -> str | None:
     if shape is None:
         return "<data> lacks shape: read_model refuses the file (\"Missing attribute 'shape' for Const\")"
     try:
-        parse_attr("shape", shape, _SHAPE, None)
+        dims = int_list("shape", shape, [])
     except IRError as e:
         return f"{e.reason}: read_model refuses the file"
-    return None
-
-
-_SHAPE = {"type": "ints"}        # (read as a pool's ints are)
+    return f'shape="{shape}": a negative dim, which read_model refuses' if any(v < 0 for v in dims) else None
 
 
 def _where(d, text, refused) -> tuple:
@@ -127,7 +124,7 @@ def _where(d, text, refused) -> tuple:
     problem = data_problem(d)
     if problem is not None:
         raise refused(problem)
-    dims = parse_attr("shape", text, _SHAPE, None)
+    dims = int_list("shape", text, [])
     if len(dims) > 1:
         raise refused(f"<data shape={text!r}>: a shape input is a scalar or a 1-D Const")
     return dims[0] if dims else 1, int(ids.number(d["offset"])), int(ids.number(d["size"]))

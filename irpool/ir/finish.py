@@ -10,6 +10,7 @@ from ..codes import severity
 from ..opdefs import load
 from .dims import lenient_dim
 from .elements import element_type
+from .ids import key
 from .judge import fix_of
 from .parse import Layer
 from .waits import Duplicate, Outer
@@ -150,7 +151,7 @@ class Finish:
                                            lambda r: [pid for pid, _ in self.sigs.at(seen.value[r]).inputs],
                                            ask=bool(self.loose or late))
         for k in late:
-            f, row = findings[k], seen.row(findings[k].layer_id)
+            f, row = findings[k], seen.row(key(findings[k].layer_id))
             if row is not None and not built[row]:
                 findings[k] = replace(f, code="unbuilt", severity=severity("unbuilt"), fix=None, message=f"{f.message};"
                                       " but OpenVINO's reader never builds this layer (no Result depends on it), so"

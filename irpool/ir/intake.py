@@ -50,10 +50,20 @@ _KINDS = {"Const": _CONST}      # a type attribute as written -> _PLAIN, _CONST 
 _SPECIAL = frozenset(("Parameter", "Convert") + POOL_TYPES + FAMILY_TYPES + BODY_TYPES + ROOTS) | SHAPE_OPS
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]*", re.ASCII)     # what an op's or opset's name is made of
+
+
 def no_name(text) -> bool:
-    """Whether a layer's type or version can name no operation or opset (empty, a blank or a comma in it: "ReLU ",
-    " opset1"): read_model refuses the file (measured, 2026.4.1, on Parameter, Const, ReLU, MaxPool)."""
-    return not text or "," in text or any(c.isspace() for c in text)
+    """Whether a layer's type or version can name no operation or opset, an extension's neither (empty, a blank,
+    a comma, a sign, a digit first, a letter not ASCII: "ReLU ", " opset1", "+opset1", "٣"): read_model refuses
+    the file where it builds the layer (measured, 2026.4.1, on Parameter, Const, ReLU, MaxPool, Result)."""
+    return text is None or _NAME.fullmatch(text) is None
+
+
+def no_op(layer_type) -> bool:
+    """Whether a layer's type names no operation: no_name, or Const in another case (read_model takes every other
+    op's name in any case, and Const by its exact name alone: "const" is refused, measured)."""
+    return no_name(layer_type) or layer_type.lower() == "const" and layer_type != "Const"
 
 
 class _Memo(dict):
@@ -92,7 +102,7 @@ def _kind(written) -> int:
     graph's roots never look at); _CONST: a Const; _OTHER: anything else, read on the full path."""
     if written == "Const":
         return _CONST
-    kind = _OTHER if written is None or op_type_of(written) != written or written in _SPECIAL or no_name(written) \
+    kind = _OTHER if written is None or op_type_of(written) != written or written in _SPECIAL or no_op(written) \
         else _PLAIN
     if written is not None and len(_KINDS) < 4096:
         _KINDS[written] = kind
@@ -170,11 +180,13 @@ class Intake:
         given = None
         if kind == _CONST:
             data = el.find("data")
-            given = _CONST_TYPES[data.get("element_type") if data is not None else None]
+            if data is None:
+                return False                                # (the full path says what is wrong)
+            given = _CONST_TYPES[data.get("element_type")]
             offset, size = data.get("offset"), data.get("size")
             if given is None or len(outs) > 1 or ins or offset is None or size is None or not plain_int(offset) \
                     or not plain_int(size) or not _SHAPES[data.get("shape")]:
-                return False                                # (the full path says what is wrong)
+                return False
             self.keep_const(el, lid, data)
         self.remember(lid, name, written, ports, el)
         if given is not None:
@@ -192,7 +204,8 @@ class Intake:
                          " and version on every layer, and refuses the file", line_of(el), el=el)
             return lid
         version = el.get("version")
-        if no_name(ltype):
+        if no_op(ltype):
+            self.build_time.append(len(self.report.findings))      # (read_model judges it where it builds it)
             self.finding("bad-structure", f'type="{ltype}" names no operation: read_model refuses the file ("Opset'
                          f' {version} doesn\'t contain the operation with type: {ltype}")', line_of(el), el=el)
         elif not _VERSIONS[version] and ltype not in POOL_TYPES:     # (a pool's: layers.op_name says it)
@@ -206,6 +219,7 @@ class Intake:
         """A version that names no opset OpenVINO ships (schemas/openvino.json "opset_names"): refused, unless an
         extension registers it (a warning) where it is not one of those opsets written otherwise."""
         said = f'("Cannot create {ltype} layer {el.get("name")} id:{lid} from unsupported opset: {version}")'
+        self.build_time.append(len(self.report.findings))          # (read_model judges it where it builds it)
         if no_name(version):
             self.finding("bad-structure", f'version="{version}" names no opset: read_model refuses the file {said}',
                          line_of(el), el=el)
@@ -231,9 +245,11 @@ class Intake:
         elif ltype == "Const":
             data = el.find("data")
             given = self.const_type(el, data)
-            problem = data_problem(data) if data is not None else None
+            problem = data_problem(data) if data is not None else \
+                "without <data>: read_model refuses the file (\"No attrtibutes defined for Const op!\", sic)"
             if problem is not None:
-                self.finding("bad-structure", f"Const {problem}", line_of(data), el=el)
+                self.build_time.append(len(self.report.findings))  # (read_model judges it where it builds it)
+                self.finding("bad-structure", f"Const {problem}", line_of(data if data is not None else el), el=el)
             self.keep_const(el, lid, data)
             self.port_count(el)
             return given

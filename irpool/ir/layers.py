@@ -79,19 +79,24 @@ def _int(name: str, text: str, item: str, lenient: list) -> int:
     return int(m.group(1))
 
 
+def int_list(name: str, text: str, lenient: list) -> list:
+    """A comma list of ints as OpenVINO's reader reads one (a pool's ints, a Const's shape): "" is empty, one
+    trailing comma is allowed and an empty item elsewhere is not, each item read as _int reads it."""
+    items = text.split(",") if text else []
+    if items and items[-1] == "" and len(items) > 1:
+        items.pop()
+    if "" in items:
+        raise IRError(f'{name}="{text}": an empty item in the list')
+    return [_int(name, text, item, lenient) for item in items]
+
+
 def parse_attr(name: str, text: str, definition: dict, spatial: int | None, lenient: list | None = None):
     """One <data> attribute, read as OpenVINO's IR reader reads it (checked against read_model in the tests).
     A value OpenVINO reads although it is not written as its type is said in words in `lenient`."""
     lenient = [] if lenient is None else lenient
     t = definition["type"]
     if t == "ints":
-        # a comma list; "" is empty; one trailing comma is allowed, an empty item elsewhere is not
-        items = text.split(",") if text else []
-        if items and items[-1] == "" and len(items) > 1:
-            items.pop()
-        if "" in items:
-            raise IRError(f'{name}="{text}": an empty item in the list')
-        vals = [_int(name, text, item, lenient) for item in items]
+        vals = int_list(name, text, lenient)
         if name in _LOOSE_PADS:
             return tuple(vals)                          # judged once auto_pad is known (interpret)
         for i, v in enumerate(vals):

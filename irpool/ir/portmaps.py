@@ -81,7 +81,7 @@ _SIGNED = ("external_port_id", "start", "end", "stride", "part_size")   # as get
 def _spellings(el, pm, where) -> list:
     """The port map's numbers and back edges' ends that read_model cannot read (ids.py), and a negative
     external_port_id (an index: "vector::_M_range_check"), but a Loop's current_iteration or execution_condition
-    (a purpose, and -1)."""
+    (a purpose, and -1) and an If's input; a back edge without an end."""
     out = []
     for entry in pm.iterchildren("input", "output"):
         for name in _UNSIGNED + _SIGNED:
@@ -90,14 +90,18 @@ def _spellings(el, pm, where) -> list:
             read = None if text is None else ids.integer(text) if signed else ids.number(text)
             if text is not None and read is None:
                 out.append(("bad-structure", f"{where}: {ids.refusal(entry.tag, name, text, signed)}", line_of(entry)))
-            elif name == "external_port_id" and read is not None and read < 0 and entry.get("purpose") is None:
+            elif name == "external_port_id" and read is not None and read < 0 and entry.get("purpose") is None \
+                    and not (entry.tag == "input" and pm.tag != "port_map"):     # (an If's input: read, measured)
                 out.append(("bad-structure", f"{where}: <{entry.tag}> external_port_id={text}: a port's index, which"
                             " read_model refuses negative (\"vector::_M_range_check\")", line_of(entry)))
     for edges in el.iterchildren("back_edges"):
         for e in edges.iterchildren("edge"):
             for name in ("from-layer", "to-layer"):
                 text = e.get(name)
-                if text is not None and ids.number(text) is None:
+                if text is None:
+                    out.append(("bad-structure", f"{where}: a back edge without {name}: read_model refuses the file"
+                                " (\"node <edge> is missing mandatory attribute\")", line_of(e)))
+                elif ids.number(text) is None:
                     out.append(("bad-structure", f"{where}: a back edge's {ids.refusal('edge', name, text)}",
                                 line_of(e)))
     return out
@@ -132,6 +136,8 @@ def _back_edges(el, layers, where) -> list:
     for edges in el.iterchildren("back_edges"):
         for e in edges.iterchildren("edge"):
             src, dst = key(e.get("from-layer")), key(e.get("to-layer"))
+            if src is None or dst is None:
+                continue                                    # (refused: _spellings says so)
             if layers.get(src) != "Result":
                 got = f"a {layers[src]}" if src in layers else "no layer of its body"
                 out.append(("bad-structure", f"{where}: a back edge comes from layer {src}, {got}, not a Result: {_AT}",

@@ -1,5 +1,5 @@
 """Edited TensorIterator, Loop and If nets for tests/ir/test_bodies.py: three bases saved by OpenVINO's
-save_model (a TensorIterator, one with a back edge, a Loop, an If; each body pools), then 74 edits of their
+save_model (a TensorIterator, one with a back edge, a Loop, an If; each body pools), then 76 edits of their
 port maps (their numbers spelled otherwise too), back edges and body Results. Written in the current folder:
 base_*.xml and ir/<name>.xml."""
 import copy
@@ -249,5 +249,9 @@ def variants() -> dict:
                                      ("to-layer", "\u0661")]):
         t = load("tibe"); be(t).set(attr, val)
         save(f"tibe_8_{i}_{attr}", "tibe", t, f"back_edge {attr}={val!r}")
+    t = load("tibe"); del be(t).attrib["to-layer"]
+    save("tibe_9_no_to_layer", "tibe", t, "back_edge without to-layer")
+    t = load("if"); IF(t).find("then_port_map").find("input").set("external_port_id", "-1")
+    save("if_9_then_input_ext_minus1", "if", t, "then_port_map <input external_port_id=\"-1\">")
 
     return V

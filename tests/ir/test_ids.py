@@ -123,7 +123,7 @@ def _spelled(where: str, text: str) -> str:
         return base.replace(out, out[:-len("<dim>8</dim>")] + f"<dim>{text}</dim>")
     if where == "const dim":
         return base.replace(_CONST_OUT, _CONST_OUT.replace("<dim>4</dim>", f"<dim>{text}</dim>"))
-    if where.startswith("const "):            # the weights' <data>: offset, size, shape
+    if where in ("const offset", "const size", "const shape"):      # the weights' <data>
         name = where.split()[1]
         old = {"offset": 'offset="0"', "size": 'size="48"', "shape": 'shape="4,3,1,1"'}[name]
         return base.replace(old, f'{name}="{text}"' if text is not None else "", 1)
@@ -135,7 +135,8 @@ def _spelled(where: str, text: str) -> str:
         old = 'name="pool" type="MaxPool" version="opset1"' if where == "pool version" else \
             'name="relu" type="ReLU" version="opset1"'
         return base.replace(old, old.replace('"opset1"', f'"{text}"'))
-    old = 'name="pool" type="MaxPool"' if where == "pool type" else 'name="relu" type="ReLU"'
+    old = {"pool type": 'name="pool" type="MaxPool"', "relu type": 'name="relu" type="ReLU"',
+           "const type": 'name="w" type="Const"'}[where]
     return base.replace(old, old.split(" type=")[0] + f' type="{text}"')
 
 
@@ -155,9 +156,11 @@ SPELLED = {
                         "[1,3,8,8]"],
     "net version": ["11 ", " 11", "&#9;11", "\u0661\u0661", "+11", "011", "11.0", "\u00a011", "11\u00a0"],
     "pool version": [" opset1", "opset1 ", "&#9;opset1", "\u00a0opset1"],
-    "relu version": [" opset1", "opset1&#9;", "\u00a0opset1", "OPSET1", "opset01", "opset0", "opset18", "opset16"],
+    "relu version": [" opset1", "opset1&#9;", "\u00a0opset1", "OPSET1", "opset01", "opset0", "opset18", "opset16",
+                     "+opset1", "-1", "\u0663"],
     "pool type": ["MaxPool ", " MaxPool", "Max Pool", "MaxPool,", "", "maxpool", "MAXPOOL", "\u00a0MaxPool"],
-    "relu type": ["ReLU ", "", "relu"],
+    "relu type": ["ReLU ", "", "relu", "+ReLU", "2.0", "\u0663", "Re\u00adLU"],
+    "const type": ["const", "CONST"],
 }
 
 
@@ -189,6 +192,43 @@ def test_a_version_no_opset_has_is_a_warning_where_an_extension_may_bring_it(ver
         ov.Core().read_model(xml.encode(), ov.Tensor(ov.Type.u8, [48]))
     said = [(f.code, f.severity) for f in irpool.check(xml).findings]
     assert said == [("extension-opset", "warning")]
+
+
+_ORPHAN = ('<layer id="9" name="c9" type="Const" version="opset1"><data element_type="f32" shape="1" offset="0"'
+           ' size="4"/><output><port id="0" precision="FP32"><dim>1</dim></port></output></layer>'
+           '<layer id="10" name="r10" type="ReLU" version="opset1"><input><port id="0" precision="FP32"><dim>1</dim>'
+           '</port></input><output><port id="1" precision="FP32"><dim>1</dim></port></output></layer>')
+ORPHAN_EDITS = {"type with a blank": ('type="ReLU"', 'type=" ReLU"'), "version OPSET1": ('"opset1"><input>',
+                '"OPSET1"><input>'), "Const offset '0 '": ('offset="0"', 'offset="0 "'),
+                "Const without size": (' size="4"', ""), "Const shape '١'": ('shape="1"', 'shape="\u0661"'),
+                "Const without <data>": ('<data element_type="f32" shape="1" offset="0" size="4"/>', "")}
+
+
+@pytest.mark.openvino
+@pytest.mark.parametrize("edit", list(ORPHAN_EDITS), ids=list(ORPHAN_EDITS))
+def test_what_read_model_judges_only_where_it_builds_is_a_warning_elsewhere(edit):
+    """A Const and a ReLU no Result depends on, broken: read_model never builds them and reads the file (an
+    `unbuilt` warning); the same break where it builds the layer is refused (an error)."""
+    ov = pytest.importorskip("openvino")
+    old, new = ORPHAN_EDITS[edit]
+    orphan = net().replace("</layers>", _ORPHAN.replace(old, new, 1) + "</layers>").replace(
+        "</edges>", '<edge from-layer="9" from-port="0" to-layer="10" to-port="0"/></edges>')
+    assert _ORPHAN.replace(old, new, 1) != _ORPHAN
+    ov.Core().read_model(orphan.encode(), ov.Tensor(ov.Type.u8, [48]))        # (read)
+    said = [(f.code, f.severity) for f in irpool.check(orphan).findings]
+    assert said and all(s == ("unbuilt", "warning") for s in said), said
+    built = net().replace('<layer id="1" name="w"', '<layer id="1" name="w"')
+    if "Const" in edit:             # the same break on the Const the net builds (its weights)
+        w_old = old.replace('shape="1"', 'shape="4,3,1,1"').replace('size="4"', 'size="48"')
+        w_new = new.replace('shape="1"', 'shape="4,3,1,1"').replace('size="4"', 'size="48"')
+        built = net().replace(w_old, w_new, 1)
+    else:
+        built = net().replace('name="relu" type="ReLU" version="opset1"', 'name="relu" ' + {
+            "type with a blank": 'type=" ReLU" version="opset1"', "version OPSET1": 'type="ReLU" version="OPSET1"'}[edit])
+    assert built != net()
+    with pytest.raises(RuntimeError):
+        ov.Core().read_model(built.encode(), ov.Tensor(ov.Type.u8, [48]))
+    assert _errors(built)
 
 
 def test_a_refused_id_is_said_with_its_text_and_openvino_words():

@@ -99,6 +99,9 @@ EDITS = [
     ("a version with a blank", 'type="ReLU" version="opset1"', 'type="ReLU" version=" opset1"'),
     ("a version in capitals", 'type="ReLU" version="opset1"', 'type="ReLU" version="OPSET1"'),
     ("a version an extension may bring", 'type="ReLU" version="opset1"', 'type="ReLU" version="custom"'),
+    ("a Const without <data>", '<data element_type="f32" shape="4,3,1,1" offset="0" size="48"/>', ""),
+    ("a Const offset spelled otherwise", 'offset="0" size="48"', 'offset="0 " size="48"'),
+    ("a Const shape spelled otherwise", 'shape="4,3,1,1" offset', 'shape="4,3,1,1," offset'),
 ]
 
 
