@@ -31,7 +31,8 @@ def problems(el) -> list:
         body, pm = el.find(body_tag), el.find(map_tag)
         if body is None or pm is None:
             continue
-        layers = {key(x.get("id")): x.get("type") for x in body.iterfind("layers/layer")}
+        layers = {key(x.get("id")): _OPS.get((x.get("type") or "").lower(), x.get("type"))
+                  for x in body.iterfind("layers/layer")}
         where = f"{map_tag} of {kind} id={el.get('id')}"
         out += _spellings(el, pm, where)
 
@@ -74,8 +75,9 @@ def problems(el) -> list:
     return out
 
 
-_UNSIGNED = ("axis", "internal_layer_id")                          # read as get_uint64_attr reads them
-_SIGNED = ("external_port_id", "start", "end", "stride", "part_size")   # as get_int64_attr does (measured, 2026.4.1)
+_UNSIGNED = ("axis", "internal_layer_id")       # an <input>'s, read as get_uint64_attr reads them (an <output>'s
+_SIGNED = ("external_port_id", "start", "end", "stride", "part_size")   # axis: signed) (measured, 2026.4.1)
+_OPS = {"parameter": "Parameter", "result": "Result"}    # read in any case, as every op's type but Const's
 
 
 def _spellings(el, pm, where) -> list:
@@ -86,7 +88,7 @@ def _spellings(el, pm, where) -> list:
     for entry in pm.iterchildren("input", "output"):
         for name in _UNSIGNED + _SIGNED:
             text = entry.get(name)
-            signed = name in _SIGNED
+            signed = name in _SIGNED or name == "axis" and entry.tag == "output"
             read = None if text is None else ids.integer(text) if signed else ids.number(text)
             if text is not None and read is None:
                 out.append(("bad-structure", f"{where}: {ids.refusal(entry.tag, name, text, signed)}", line_of(entry)))

@@ -1,5 +1,5 @@
 """Edited TensorIterator, Loop and If nets for tests/ir/test_bodies.py: three bases saved by OpenVINO's
-save_model (a TensorIterator, one with a back edge, a Loop, an If; each body pools), then 76 edits of their
+save_model (a TensorIterator, one with a back edge, a Loop, an If; each body pools), then 78 edits of their
 port maps (their numbers spelled otherwise too), back edges and body Results. Written in the current folder:
 base_*.xml and ir/<name>.xml."""
 import copy
@@ -253,5 +253,9 @@ def variants() -> dict:
     save("tibe_9_no_to_layer", "tibe", t, "back_edge without to-layer")
     t = load("if"); IF(t).find("then_port_map").find("input").set("external_port_id", "-1")
     save("if_9_then_input_ext_minus1", "if", t, "then_port_map <input external_port_id=\"-1\">")
+    t = load("ti"); pm_out(sg(t, "TensorIterator"))[0].set("axis", "-1")
+    save("ti_9_output_axis_minus1", "ti", t, "output port_map axis=\"-1\" (signed, unlike an input's)")
+    t = load("ti"); lay(sg(t, "TensorIterator").find("body"), 0).set("type", "PARAMETER")
+    save("ti_9_body_parameter_in_capitals", "ti", t, "body Parameter written type=\"PARAMETER\"")
 
     return V

@@ -92,3 +92,47 @@ def hand_net(pool_out, relu_in=None, data='kernel="2,2" strides="2,2" pads_begin
 </net>
 """
     return text.replace("\n", "\r\n").encode() if crlf else text.encode()
+
+
+def _dims(ds):
+    return "".join(f"<dim>{d}</dim>" for d in ds)
+
+
+# {relu} is the ReLU's id where the layer is written, {to}/{frm} where the edges name it; {port} is its output
+# port's id, {fp} the edge's from-port naming it; {pool} is the MaxPool's id, written everywhere it is named
+_SMALL = f"""<?xml version="1.0"?>
+<net name="n" version="11">
+<layers>
+<layer id="0" name="x" type="Parameter" version="opset1"><data shape="1,3,8,8" element_type="f32"/>
+<output><port id="0" precision="FP32" names="x">{_dims([1, 3, 8, 8])}</port></output></layer>
+<layer id="1" name="w" type="Const" version="opset1"><data element_type="f32" shape="4,3,1,1" offset="0" size="48"/>
+<output><port id="0" precision="FP32">{_dims([4, 3, 1, 1])}</port></output></layer>
+<layer id="2" name="conv" type="Convolution" version="opset1">
+<data strides="1,1" dilations="1,1" pads_begin="0,0" pads_end="0,0" auto_pad="explicit"/>
+<input><port id="0" precision="FP32">{_dims([1, 3, 8, 8])}</port><port id="1" precision="FP32">{_dims([4, 3, 1, 1])}</port>
+</input><output><port id="2" precision="FP32">{_dims([1, 4, 8, 8])}</port></output></layer>
+<layer id="{{relu}}" name="relu" type="ReLU" version="opset1"><input><port id="0" precision="FP32">{_dims([1, 4, 8, 8])}
+</port></input><output><port id="{{port}}" precision="FP32">{_dims([1, 4, 8, 8])}</port></output></layer>
+<layer id="{{pool}}" name="pool" type="MaxPool" version="opset1">
+<data strides="2,2" pads_begin="0,0" pads_end="0,0" kernel="2,2" rounding_type="floor" auto_pad="explicit"/>
+<input><port id="0" precision="FP32">{_dims([1, 4, 8, 8])}</port></input>
+<output><port id="1" precision="FP32"><dim>1</dim><dim>4</dim><dim>{{out}}</dim><dim>4</dim></port></output></layer>
+<layer id="5" name="out" type="Result" version="opset1"><input><port id="0" precision="FP32">{_dims([1, 4, 4, 4])}
+</port></input></layer>
+</layers>
+<edges>
+<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
+<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
+<edge from-layer="2" from-port="2" to-layer="{{to}}" to-port="0"/>
+<edge from-layer="{{frm}}" from-port="{{fp}}" to-layer="{{pool}}" to-port="0"/>
+<edge from-layer="{{pool}}" from-port="1" to-layer="5" to-port="0"/>
+</edges>
+</net>
+"""
+
+
+def small_net(relu="3", to=None, frm=None, port="1", fp=None, pool="4", out=4) -> str:
+    """Parameter -> Const weights (48 bytes) -> Convolution -> ReLU -> MaxPool -> Result, with the ids and the
+    MaxPool's output H (`out`) as given, written plainly by default (tests/ir/test_ids.py spells them otherwise)."""
+    return _SMALL.format(relu=relu, to=relu if to is None else to, frm=relu if frm is None else frm, port=port,
+                      fp=port if fp is None else fp, pool=pool, out=out)

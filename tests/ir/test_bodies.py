@@ -301,7 +301,7 @@ def test_a_pool_in_a_body_in_a_body_takes_what_the_outer_inputs_give(tmp_path):
 
 
 def test_port_maps_are_judged_as_openvino_reads_them(tmp_path, monkeypatch):
-    """TensorIterator, Loop and If nets saved by save_model, then 76 edits of their port maps, back edges and
+    """TensorIterator, Loop and If nets saved by save_model, then 78 edits of their port maps, back edges and
     body Results (tests/helpers/bodyedits.py): check refuses exactly what read_model + compile_model refuse (a port map
     naming a layer that is not a Parameter or Result, a Loop without its execution condition, an If whose
     branches map other numbers of outputs, ...; irpool/ir/portmaps.py), and warns where a back edge goes nowhere
