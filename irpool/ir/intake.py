@@ -17,7 +17,6 @@ from .elements import element_type, spellings
 from .family import FAMILY_TYPES, is_family
 from .fold import MOST_KEPT, SHAPE_OPS
 from .graph import ROOTS
-from .ids import plain as plain_id
 from .layers import POOL_TYPES, is_pooling
 from .parameters import check_output_precisions
 from .parse import (
@@ -91,7 +90,7 @@ def _plain_shape(shape) -> bool:
     return shape is not None and data_problem({"offset": "0", "size": "0", "shape": shape}) is None
 
 
-_VERSIONS = _Memo(lambda text: text in load("openvino")["opset_names"]["shipped"])    # names a shipped opset
+_SHIPPED = frozenset(load("openvino")["opset_names"]["shipped"])       # the opsets OpenVINO ships
 _OPSET = re.compile(r"opset0*[0-9]+", re.IGNORECASE | re.ASCII)      # an opset's name, in any case or digits
 _CONST_TYPES = _Memo(_const_type)
 _SHAPES = _Memo(_plain_shape)
@@ -171,7 +170,8 @@ class Intake:
         if kind == _OTHER or el.tag != "layer":
             return False
         name, version = get("name"), get("version")
-        if lid is None or name is None or not _VERSIONS[version] or not plain_id(lid) or self.seen.row(lid) is not None:
+        if lid is None or name is None or version not in _SHIPPED or not lid.isdigit() or not lid.isascii() \
+                or lid[0] == "0" and len(lid) > 1 or len(lid) > 18 or self.seen.row(lid) is not None:   # (ids.plain)
             return False
         ports = light_ports(el, plain, checked=True)
         if ports is None:
@@ -208,7 +208,7 @@ class Intake:
             self.build_time.append(len(self.report.findings))      # (read_model judges it where it builds it)
             self.finding("bad-structure", f'type="{ltype}" names no operation: read_model refuses the file ("Opset'
                          f' {version} doesn\'t contain the operation with type: {ltype}")', line_of(el), el=el)
-        elif not _VERSIONS[version] and ltype not in POOL_TYPES:     # (a pool's: layers.op_name says it)
+        elif version not in _SHIPPED and ltype not in POOL_TYPES:     # (a pool's: layers.op_name says it)
             self.version_problem(el, ltype, version, lid)
         read = ids.number(lid)
         if read is None:
@@ -425,7 +425,7 @@ class Intake:
         texts = {t for holder in ports for _, dims in holder for t in dims}
         texts.discard("-1")                                 # (a dynamic dim, as OpenVINO writes it)
         joined = "" if None in texts else "".join(texts)
-        if not texts or joined.isdigit() and joined.isascii() and max(map(len, texts)) < 19:
+        if not texts or joined.isdigit() and joined.isascii() and (len(joined) < 19 or max(map(len, texts)) < 19):
             return False                                    # (the common case, in one step)
         found = False
         for side, holder in zip(("output", "input"), ports):
