@@ -91,9 +91,9 @@ class Edges:
         for el, e in pairs:
             if e is None:
                 continue
-            if before_layers or each and not (plain(e[0]) and e[1] in PORTS and plain(e[2]) and e[3] in PORTS):
-                if not self.plain_edge(el, e, odd) or before_layers:
-                    continue
+            if (before_layers or each and not (plain(e[0]) and e[1] in PORTS and plain(e[2]) and e[3] in PORTS)) \
+                    and (not self.plain_edge(el, e, odd) or before_layers):
+                continue
             fl, fp, tl, tp = e
             ra, rb = row(fl), row(tl)
             if ra is not None and rb is not None:

@@ -14,9 +14,9 @@ from ..core.shape import axis_names, out_length
 from ..errors import IRError
 from ..select import choose
 from . import negpads
-from .ids import key
 from .check import check
 from .dims import DYNAMIC, compatible, text
+from .ids import key
 from .parse import MAX_BYTES
 
 
