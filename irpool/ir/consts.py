@@ -100,34 +100,61 @@ def read(const: Const, bin_path: str | None, file: str | None, as_read_model: bo
 
 
 def data_problem(data) -> str | None:
-    """What read_model refuses in a Const's <data> place and shape, as it reads them (measured, 2026.4.1): offset
-    and size are numbers as ids are (ids.py: " 0", "+48", "048" read; "0 ", "٠" refused), shape an int list as a
-    pool's ints are ("4,3,1,1," and "4,3,1,1 " read, "٤,3,1,1" refused); each one is mandatory."""
+    """What read_model refuses in a Const's <data> place and shape (_place), or None."""
+    try:
+        _place(data)
+    except ValueError as e:
+        return str(e)
+    return None
+
+
+def shape_problem(shape) -> str | None:
+    """What read_model refuses in a Const's shape attribute (_dims), or None."""
+    try:
+        _dims(shape)
+    except ValueError as e:
+        return str(e)
+    return None
+
+
+def _place(data) -> tuple:
+    """(shape, offset, size) of a Const's <data> as read_model reads them (measured, 2026.4.1): offset and size
+    are numbers as ids are (ids.py: " 0", "+48", "048" read; "0 ", "٠" refused), the shape an int list as a pool's
+    ints are (_dims); each one is mandatory. ValueError, in words, where it refuses them."""
+    place = []
     for name in ("offset", "size"):
         text = data.get(name)
         if text is None:
-            return f'<data> lacks {name}: read_model refuses the file ("node <data> is missing mandatory attribute")'
+            raise ValueError(f'<data> lacks {name}: read_model refuses the file ("node <data> is missing mandatory'
+                             ' attribute")')
         if ids.number(text) is None:
-            return ids.refusal("data", name, text)
-    shape = data.get("shape")
+            raise ValueError(ids.refusal("data", name, text))
+        place.append(int(ids.number(text)))
+    return (_dims(data.get("shape")), *place)
+
+
+def _dims(shape) -> list:
+    """A Const's shape ("4,3,1,1," and "4,3,1,1 " read, "٤,3,1,1" and a negative dim refused; mandatory)."""
     if shape is None:
-        return "<data> lacks shape: read_model refuses the file (\"Missing attribute 'shape' for Const\")"
+        raise ValueError("<data> lacks shape: read_model refuses the file (\"Missing attribute 'shape' for Const\")")
     try:
         dims = int_list("shape", shape, [])
     except IRError as e:
-        return f"{e.reason}: read_model refuses the file"
-    return f'shape="{shape}": a negative dim, which read_model refuses' if any(v < 0 for v in dims) else None
+        raise ValueError(f"{e.reason}: read_model refuses the file") from None
+    if any(v < 0 for v in dims):
+        raise ValueError(f'shape="{shape}": a negative dim, which read_model refuses')
+    return dims
 
 
 def _where(d, text, refused) -> tuple:
-    """(count, offset, size) of a 1-D Const's <data>, read as read_model reads them (data_problem)."""
-    problem = data_problem(d)
-    if problem is not None:
-        raise refused(problem)
-    dims = int_list("shape", text, [])
+    """(count, offset, size) of a 1-D Const's <data>, read as read_model reads them (_place)."""
+    try:
+        dims, offset, size = _place(d)
+    except ValueError as e:
+        raise refused(str(e)) from None
     if len(dims) > 1:
         raise refused(f"<data shape={text!r}>: a shape input is a scalar or a 1-D Const")
-    return dims[0] if dims else 1, int(ids.number(d["offset"])), int(ids.number(d["size"]))
+    return dims[0] if dims else 1, offset, size
 
 
 def _packed(const, bin_path, file, as_read_model, refused) -> np.ndarray:

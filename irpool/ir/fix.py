@@ -150,8 +150,9 @@ def _dim_spans(data: bytes) -> list:
 def _port(layer, side: str, pid):
     if layer is None:
         return None
-    return next((p for holder in layer.iterchildren(side) for p in holder.iterchildren("port") if key(p.get("id")) == key(pid)),
-                None)
+    pid = key(pid)
+    return next((p for holder in layer.iterchildren(side) for p in holder.iterchildren("port")
+                 if key(p.get("id")) == pid), None)
 
 
 def _joined(layer, pid):

@@ -31,19 +31,6 @@ def plain_ends(ends) -> bool:
         and layers.count(b"\x000") == layers.count(b"\x000\x00")           # (no id but 0 starts with 0)
 
 
-def number(text) -> str | None:
-    """The id read_model reads `text` as, written plainly; None where it refuses it (or where there is none)."""
-    if text is None or plain(text):
-        return text
-    m = _STOLL.fullmatch(text)
-    if m is None:
-        return None
-    value = int(m.group(2))
-    if value >= _LIMIT or m.group(1) == "-" and value:
-        return None
-    return str(value)
-
-
 def integer(text) -> int | None:
     """A signed number as read_model reads one (get_int64_attr: std::stoll, the whole text); None where it refuses
     it (or where there is none)."""
@@ -52,6 +39,15 @@ def integer(text) -> int | None:
         return None
     value = int(m.group(2)) * (-1 if m.group(1) == "-" else 1)
     return value if -_LIMIT <= value < _LIMIT else None
+
+
+def number(text) -> str | None:
+    """The id read_model reads `text` as (get_uint64_attr: integer, not negative), written plainly; None where it
+    refuses it (or where there is none)."""
+    if text is None or plain(text):
+        return text
+    value = integer(text)
+    return None if value is None or value < 0 else str(value)
 
 
 def key(text):
@@ -63,7 +59,7 @@ def key(text):
 def refusal(tag: str, attr: str, text: str, signed: bool = False) -> str:
     """Why read_model refuses <tag attr="text"> (number(text) is None, or integer(text) where `signed`), in
     OpenVINO's words."""
-    m = re.match(r"[ \t\n\r\v\f]*[+-]?[0-9]+", text)
+    m = _STOLL.match(text)                                  # (what stoll reads before it stops)
     if m is None or not -_LIMIT <= int(m.group(0)) < _LIMIT:
         said = "\"Converting input model stoll\": no ASCII digit where it starts, or a number past 2^63 - 1"
     else:

@@ -11,7 +11,7 @@ from lxml import etree
 from ..opdefs import load
 from . import ids, portmaps
 from .bodies import declared_inputs
-from .consts import Const, data_problem
+from .consts import Const, data_problem, shape_problem
 from .dims import plain_int, port_dim, text
 from .elements import element_type, spellings
 from .family import FAMILY_TYPES, is_family
@@ -45,7 +45,6 @@ _GRAPH_TYPES = frozenset(ROOTS + ("Parameter",))   # the layers graph.py is told
 
 
 _PLAIN, _CONST, _OTHER = 0, 1, 2
-_KINDS = {"Const": _CONST}      # a type attribute as written -> _PLAIN, _CONST or _OTHER
 _SPECIAL = frozenset(("Parameter", "Convert") + POOL_TYPES + FAMILY_TYPES + BODY_TYPES + ROOTS) | SHAPE_OPS
 
 
@@ -66,8 +65,8 @@ def no_op(layer_type) -> bool:
 
 
 class _Memo(dict):
-    """A value as written -> what `judge` says of it, remembered for the first 4,096 values (a file's types,
-    versions and shapes are few)."""
+    """A value as written -> what `judge` says of it, remembered for the first 4,096 values (a file's layer
+    types, element types and shapes are few)."""
     def __init__(self, judge):
         super().__init__()
         self.judge = judge
@@ -85,15 +84,10 @@ def _const_type(text):
     return et if text is not None and et is not None and text.lower() == et.name else None
 
 
-def _plain_shape(shape) -> bool:
-    """A Const's shape that read_model reads (data_problem)."""
-    return shape is not None and data_problem({"offset": "0", "size": "0", "shape": shape}) is None
-
-
 _SHIPPED = frozenset(load("openvino")["opset_names"]["shipped"])       # the opsets OpenVINO ships
 _OPSET = re.compile(r"opset0*[0-9]+", re.IGNORECASE | re.ASCII)      # an opset's name, in any case or digits
 _CONST_TYPES = _Memo(_const_type)
-_SHAPES = _Memo(_plain_shape)
+_SHAPES = _Memo(lambda shape: shape_problem(shape) is None)       # a Const's shape read_model reads
 
 
 def _kind(written) -> int:
@@ -101,11 +95,11 @@ def _kind(written) -> int:
     graph's roots never look at); _CONST: a Const; _OTHER: anything else, read on the full path."""
     if written == "Const":
         return _CONST
-    kind = _OTHER if written is None or op_type_of(written) != written or written in _SPECIAL or no_op(written) \
+    return _OTHER if written is None or op_type_of(written) != written or written in _SPECIAL or no_op(written) \
         else _PLAIN
-    if written is not None and len(_KINDS) < 4096:
-        _KINDS[written] = kind
-    return kind
+
+
+_KINDS = _Memo(_kind)           # a type attribute as written -> _PLAIN, _CONST or _OTHER
 
 
 _NOT_DIM = etree.XPath("count(layer/*/port/*) - count(layer/*/port/dim)")
@@ -164,14 +158,12 @@ class Intake:
         nothing); False, and nothing done, where it is anything else. `plain`: every port's children are <dim>s."""
         get = el.get
         lid, written = get("id"), get("type")
-        kind = _KINDS.get(written)
-        if kind is None:
-            kind = _kind(written)
+        kind = _KINDS[written]
         if kind == _OTHER or el.tag != "layer":
             return False
         name, version = get("name"), get("version")
-        if lid is None or name is None or version not in _SHIPPED or not lid.isdigit() or not lid.isascii() \
-                or lid[0] == "0" and len(lid) > 1 or len(lid) > 18 or self.seen.row(lid) is not None:   # (ids.plain)
+        if lid is None or name is None or version not in _SHIPPED or not ids.plain(lid) \
+                or self.seen.row(lid) is not None:
             return False
         ports = light_ports(el, plain, checked=True)
         if ports is None:

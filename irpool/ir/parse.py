@@ -354,8 +354,7 @@ def read_layer(el, problems) -> Layer:
             sections[tag] = ports
     if odd:
         _validate(el, problems)
-    lid = el.get("id")
-    return Layer(ids.number(lid) or lid, el.get("name"), op_type(el), el.get("version"), line_of(el), data, data_line,
+    return Layer(ids.key(el.get("id")), el.get("name"), op_type(el), el.get("version"), line_of(el), data, data_line,
                  sections.get("input", []), sections.get("output", []), notes)
 
 

@@ -113,6 +113,7 @@ class Program:
         """One pooling-family layer of a net, found by id (or, failing that, by name), to run alone on its data
         input; its shape input is a Const read from the weights file, or folded from one (fold.py)."""
         key = str(key)
+        key_id = ids.key(key)                           # (an id as read_model reads it: "04" is 4)
         by_id, by_name, pooling, found_consts, shape_ops, shape_edges = [], [], [], {}, {}, {}
         wanted = None       # the layers whose input edges are kept: known once the edges come (after the layers)
         for el in doc.elements():
@@ -131,7 +132,7 @@ class Program:
                     shape_ops[ids.key(el.get("id"))] = read_layer(el, [])      # (kept to fold a shape input: fold.py)
                 if (op_type(el) in POOL_TYPES or el.get("type") in FAMILY_TYPES) and len(pooling) < 5:
                     pooling.append(f"id={el.get('id')} name={el.get('name')!r}")
-                if ids.key(el.get("id")) == ids.key(key):
+                if ids.key(el.get("id")) == key_id:
                     by_id.append(read_layer(el, doc.problems))
                 elif el.get("name") == key:
                     by_name.append(read_layer(el, doc.problems))
