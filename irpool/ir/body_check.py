@@ -63,7 +63,7 @@ class Bodies:
             doc, report = copy.copy(doc), Report(self.file)
             doc.problems = []
         sub = type(self)(doc, report, path, self.all_wait)
-        sub.bin, sub.forced = self.bin, forced
+        sub.weights, sub.forced = self.weights, forced
         for holder in body.iterchildren("layers", "edges"):
             (sub.layers if holder.tag == "layers" else sub.edges)(holder, len(holder))
         sub.finish()

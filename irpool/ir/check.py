@@ -65,7 +65,7 @@ def _pass(source, opened, bin, wait, explained, reshaped=None):  # noqa: A002
     report = Report(doc.file, explained=explained)
     net = Net(doc, report, wait=wait)
     net.reshaped = reshaped
-    net.bin = consts.bin_path(bin, doc.file)
+    net.weights = consts.Weights.at(consts.bin_path(bin, doc.file))
     for holder, n in doc.batches():
         if holder is None:
             net.layer(read_layer(n, doc.problems))

@@ -5,7 +5,9 @@ bytes are read (one seek): never the whole weights file."""
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,6 +20,7 @@ from .parse import line_of
 SHAPE_TYPES = {"i32": "<i4", "i64": "<i8", "u32": "<u4", "u64": "<u8", "i8": "i1", "u8": "u1", "i16": "<i2",
                "u16": "<u2"}
 PACKED = {"u4": False, "i4": True}   # 4-bit integers (signed or not): two to a byte, the low nibble first
+FLOATS = {"f16": "<f2", "f32": "<f4", "f64": "<f8", "bf16": "<u2"}   # an adaptive pool's output_shape may be one
 MOST_VALUES = 64          # a shape input holds one value per axis: anything larger is not one
 
 
@@ -38,14 +41,16 @@ class Const:
 
     @staticmethod
     def may_be_shape(el, data=False) -> bool:
-        """Whether a <layer type="Const"> could be a shape input (an integer scalar or 1-D Const): the only ones
-        check keeps, so that a file of many weights costs what a file of few does. `data`: its <data>, where the
-        caller has it."""
+        """Whether a <layer type="Const"> could be a shape input (an integer scalar or 1-D Const, or a float one of
+        at most 3 values, as an adaptive pool's output_shape): the only ones check keeps, so that a file of many
+        weights costs what a file of few does. `data`: its <data>, where the caller has it."""
         if data is False:
             data = el.find("data")
         if data is None:
             return True
         et, shape = (data.get("element_type") or "").strip().lower(), data.get("shape") or ""
+        if et in FLOATS:
+            return shape.strip() in ("1", "2", "3")
         return (et in SHAPE_TYPES or et in PACKED) and "," not in shape.rstrip(",")
 
     @property
@@ -71,12 +76,14 @@ class Missing(Exception):
     """No weights file to read (none given, or none beside the .xml): the layers that need it are unchecked."""
 
 
-def read(const: Const, bin_path: str | None, file: str | None, as_read_model: bool = False) -> np.ndarray:
+def read(const: Const, bin_path: str | None, file: str | None, as_read_model: bool = False,
+         floats: bool = False) -> np.ndarray:
     """The Const's values as a 1-D int64 array. Missing when there is no weights file; IRError (code
     bad-weights, naming the Const, the .bin and the byte range) when the <data> or the file is inconsistent.
 
     u4 and i4 (PACKED) are unpacked as compile_model does; `as_read_model`: as read_model's shape inference
-    reads them, element k the signed byte at offset + k, past the Const's size too (measured, 2026.4.1)."""
+    reads them, element k the signed byte at offset + k, past the Const's size too (measured, 2026.4.1).
+    `floats`: a float type is read too (an adaptive pool's output_shape: _truncated)."""
     d = const.data
     et, text = const.element_type, d.get("shape")
 
@@ -84,19 +91,39 @@ def read(const: Const, bin_path: str | None, file: str | None, as_read_model: bo
         return IRError(why, code="bad-weights", **const.where(file))
     if et in PACKED:
         return _packed(const, bin_path, file, as_read_model, refused)
-    if et not in SHAPE_TYPES:
+    dtype = SHAPE_TYPES.get(et) or floats and FLOATS.get(et)
+    if not dtype:
         raise refused(f"element_type={d.get('element_type')!r}: a shape input holds integers"
-                      f" ({', '.join(SHAPE_TYPES)})")
+                      f" ({', '.join(SHAPE_TYPES)}{', or floats' if floats else ''})")
     count, offset, size = _where(d, text, refused)
-    itemsize = np.dtype(SHAPE_TYPES[et]).itemsize
+    itemsize = np.dtype(dtype).itemsize
     span = f"bytes [{offset}, {offset + size})"
     if count > MOST_VALUES:
         raise refused(f"{span} of the .bin: shape [{count}] is too large for a shape input (at most {MOST_VALUES} values)")
     if offset < 0 or size < count * itemsize:          # (a larger size: OpenVINO reads the first bytes)
         raise refused(f"{span} of the .bin: size {size} does not hold shape [{count}] of {et}"
                       f" ({count * itemsize} bytes)")
-    return np.frombuffer(_bytes(bin_path, offset, size, span, refused)[: count * itemsize],
-                         dtype=SHAPE_TYPES[et]).astype(np.int64)
+    values = np.frombuffer(_bytes(bin_path, offset, size, span, refused)[: count * itemsize], dtype=dtype)
+    return values.astype(np.int64) if et in SHAPE_TYPES else _truncated(values, et, span, refused)
+
+
+_INT64 = float(1 << 63)
+
+
+def _truncated(values, et, span, refused) -> np.ndarray:
+    """Float values as read_model's shape inference takes them as integers (measured, 2026.4.1, adaptive pools'
+    output_shape; it compiles): truncated toward zero (2.7 is 2, -1.5 is -1: a dynamic dim); one past int64's range
+    refused ("Value inf not in range"); NaN, and 2^63 itself, become int64's lowest, as x86's conversion makes
+    them (then a dim of 0, as any value below -1)."""
+    if et == "bf16":                    # (the high half of a float32)
+        values = (values.astype(np.uint32) << 16).view(np.float32)
+    v = values.astype(np.float64)
+    out = np.abs(v) > _INT64
+    if out.any():
+        raise refused(f"{span} of the .bin: {et} value {v[out][0]:g} is not within int64's range: read_model refuses"
+                      f' the file ("Value {v[out][0]:g} not in range [-9223372036854775808:9223372036854775807]")')
+    wraps = np.isnan(v) | (v == _INT64)
+    return np.where(wraps, np.iinfo(np.int64).min, np.trunc(np.where(wraps, 0, v))).astype(np.int64)
 
 
 def data_problem(data) -> str | None:
@@ -108,13 +135,65 @@ def data_problem(data) -> str | None:
     return None
 
 
-def shape_problem(shape) -> str | None:
-    """What read_model refuses in a Const's shape attribute (_dims), or None."""
+def weights_problem(data, et, weights) -> str | None:
+    """bytes_problem of a Const's <data> that _place reads, of element type `et`."""
+    dims, offset, size = _place(data)
+    return bytes_problem(count(dims), offset, size, et, weights)
+
+
+def shape_count(shape) -> int | None:
+    """How many values a Const's shape attribute holds, in read_model's size_t (wrapping past 2^64); None where it
+    refuses the shape (_dims)."""
     try:
-        _dims(shape)
-    except ValueError as e:
-        return str(e)
-    return None
+        dims = _dims(shape)
+    except ValueError:
+        return None
+    return count(dims)
+
+
+def count(dims) -> int:
+    n = 1
+    for d in dims:
+        n = n * d % _WORD
+    return n
+
+
+_WORD = 1 << 64     # size_t: read_model multiplies a Const's dims, and its count by the bits, in it
+
+
+class Weights(NamedTuple):
+    """The weights file a net's Consts lie in: its path (None: none known, as for a string) and length (None:
+    it does not exist, and read_model refuses the first Const it builds)."""
+    path: str | None
+    size: int | None
+
+    @classmethod
+    def at(cls, path) -> "Weights":
+        try:
+            st = os.stat(path) if path is not None else None
+        except OSError:
+            st = None
+        return cls(path, st.st_size if st is not None and stat.S_ISREG(st.st_mode) else None)
+
+    @property
+    def missing(self) -> bool:
+        return self.path is not None and self.size is None
+
+
+def bytes_problem(n, offset, size, et, weights) -> str | None:
+    """What read_model refuses in where the bytes of a Const of `n` values of type `et` lie (measured, 2026.4.1):
+    past the end of the weights file, or fewer than (n * bits + 7) >> 3; None. A string Const's bytes are read
+    otherwise (not judged here); a missing weights file is said once a net, by the caller."""
+    past = weights.size is not None and offset + size > weights.size
+    need = (n * et.bits + 7) % _WORD >> 3
+    if weights.missing or not past and (size >= need or et.name == "string"):
+        return None                                     # (the common case, in a few steps)
+    span = f"bytes [{offset}, {offset + size}) of {os.path.basename(weights.path or '') or 'the .bin'}"
+    if past:
+        return f'{span} lie past its end ({weights.size} bytes): read_model refuses the file ("Incorrect weights in' \
+            ' bin file!")'
+    return (f"{span}: size {size} does not hold {n} values of {et.name} ({need} bytes): read_model refuses the"
+            ' file ("Attribute and shape size are inconsistent for Const op!")')
 
 
 def _place(data) -> tuple:

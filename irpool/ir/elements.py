@@ -26,6 +26,7 @@ class ElementType:
     compute: str | None       # the type the CPU plugin pools it in; None: it does not pool it
     saturate: bool            # f64: clipped to float32's range on the way in and out
     averages: bool            # False: run does not reproduce how the plugin rounds an average to it
+    bits: int                 # openvino.Type's bitwidth (a Const's size is held against it)
 
     def dtype(self) -> np.dtype:
         """The array dtype (an IRError naming the ml-dtypes extra for types numpy lacks, without it)."""
@@ -62,7 +63,7 @@ def _table() -> dict:
         if name.startswith("_"):
             continue
         et = ElementType(name, d["precision"], d["numpy"], d.get("compute"), bool(d.get("saturate")),
-                         d.get("averages", True))
+                         d.get("averages", True), d["bits"])
         table[name] = table[d["precision"].lower()] = et
     return table
 

@@ -39,10 +39,12 @@ class FamilyLayer:
         return self.layer.type if self.family == "adaptive" else f"global {self.layer.type}"
 
     def output_dims(self, x_dims) -> list | None:
-        """What OpenVINO infers for output 0 (and AdaptiveMaxPool's indices) from the input dims; None: unknown rank."""
+        """What OpenVINO infers for output 0 (and AdaptiveMaxPool's indices) from the input dims; None: unknown rank.
+        An output_shape value of -1 is a dynamic dim, one below it a dim of 0 (measured, 2026.4.1: -2, -3, -100,
+        int64's lowest)."""
         if self.family == "adaptive":
             nc = list(x_dims[:2]) if x_dims is not None else [DYNAMIC, DYNAMIC]
-            return nc + [o if o >= 0 else DYNAMIC for o in self.out_sizes]
+            return nc + [o if o >= 0 else DYNAMIC if o == -1 else 0 for o in self.out_sizes]
         if x_dims is None:
             return None
         return list(x_dims[:2]) + [1] * (len(x_dims) - 2) * self.keep_dims
@@ -56,6 +58,10 @@ class FamilyLayer:
             folded = f" (folded from {self.folded_from})" if self.folded_from else ""
             if self.family == "adaptive":
                 o = self.out_sizes[i]
+                if o < 0:
+                    lines.append(f"{name}: output_shape[{i}] = {o}{folded}, which OpenVINO reads as"
+                                 f" {'a dynamic dim' if o == -1 else 'a dim of 0'}")
+                    continue
                 lines.append(f"{name}: output_shape[{i}] = {o}{folded}; {length} in {o} bins [floor(i*{length}/{o}),"
                              f" ceil((i+1)*{length}/{o}))")
             else:

@@ -149,13 +149,14 @@ class Finish:
         late = [k for k in self.build_time if findings[k].severity == "error" and findings[k].code not in _DECLARED]
         found, built = self.graph.problems(len(seen), seen.id,
                                            lambda r: [pid for pid, _ in self.sigs.at(seen.value[r]).inputs],
-                                           ask=bool(self.loose or late))
+                                           ask=bool(self.loose or late or self.weightless))
         for k in late:
             f, row = findings[k], seen.row(key(findings[k].layer_id))
             if row is not None and not built[row]:
                 findings[k] = replace(f, code="unbuilt", severity=severity("unbuilt"), fix=None, message=f"{f.message};"
                                       " but OpenVINO's reader never builds this layer (no Result depends on it), so"
                                       " it reads the file")
+        self.say_weightless(built)
         for row, message, line in found:
             self.finding("bad-graph", message, line, el={"id": seen.id(row), "name": seen.name(row),
                                                          "type": self.sigs.at(seen.value[row]).type})
@@ -166,6 +167,17 @@ class Finish:
                 self.finding("unbuilt", f"{message}; OpenVINO's reader never builds"
                              f" {'this layer' if row is not None else 'the layer it names'} (no Result depends on it),"
                              " so it reads the file", line, el=el)
+
+    def say_weightless(self, built) -> None:
+        """A weights file that does not exist: read_model refuses the first Const it builds, said once."""
+        rows, seen = self.weightless, self.seen
+        first = next((k for k in range(0, len(rows), 2) if built[rows[k]]), None)
+        if first is not None:
+            row = rows[first]
+            self.finding("bad-weights", f"Const: the weights file {self.weights.path} does not exist: read_model"
+                         " refuses the file (\"Empty weights data in bin file or bin file cannot be found!\")",
+                         rows[first + 1],
+                         el={"id": seen.id(row), "name": seen.name(row), "type": "Const"})
 
     def input_dims(self, layer: Layer, src):
         """A waiting layer's input as OpenVINO infers it: from its producer where that says more."""

@@ -36,7 +36,7 @@ def shape_input(what: str, src, ops: dict, feeds: dict, found_consts: dict, bin_
         raise Unknown(f"its {what} {are} fed by no edge: irpool cannot know the output")
     const = found_consts.get(src[0])
     try:
-        values = value(src, ops, feeds, found_consts, bin_path, file)
+        values = value(src, ops, feeds, found_consts, bin_path, file, floats=what == "output_shape")
     except Unfoldable as e:
         full = f" (irpool keeps the first {MOST_KEPT} of a net's {', '.join(sorted(SHAPE_OPS))} layers)" \
             if len(ops) >= MOST_KEPT else ""
@@ -49,11 +49,12 @@ def shape_input(what: str, src, ops: dict, feeds: dict, found_consts: dict, bin_
     return values, const or ops[src[0]]
 
 
-def value(src: tuple, ops: dict, feeds: dict, found_consts: dict, bin_path, file) -> np.ndarray:
+def value(src: tuple, ops: dict, feeds: dict, found_consts: dict, bin_path, file, floats=False) -> np.ndarray:
     """The int64 values (flat) of output `src` = (layer id, port id): a Const read from the weights
     file, or a shape op of `ops` (layer id -> Layer) evaluated from its inputs, found through `feeds`
     ((layer id, input port id) -> (layer id, output port id)). Unfoldable, or consts.Missing when a Const's
-    weights file is not there; IRError (bad-weights) from consts.read."""
+    weights file is not there; IRError (bad-weights) from consts.read. `floats`: a float Const feeding the
+    output itself is read (consts.read)."""
     steps = [0]
 
     def at(src):
@@ -68,7 +69,7 @@ def value(src: tuple, ops: dict, feeds: dict, found_consts: dict, bin_path, file
             if steps[0] > 1 and (et not in consts.SHAPE_TYPES or "," in shape):
                 raise Unfoldable(f"Const id={lid} name={const.name!r} holds {et or '?'} of shape [{shape}]:"
                                  " irpool folds integer scalars and 1-D Consts")
-            v = consts.read(const, bin_path, file)
+            v = consts.read(const, bin_path, file, floats=floats and steps[0] == 1)
             return v.reshape(()) if not shape.strip() else v
         layer = ops.get(lid)
         if layer is None:

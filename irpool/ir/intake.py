@@ -11,7 +11,7 @@ from lxml import etree
 from ..opdefs import load
 from . import ids, portmaps
 from .bodies import declared_inputs
-from .consts import Const, data_problem, shape_problem
+from .consts import Const, bytes_problem, data_problem, shape_count, weights_problem
 from .dims import plain_int, port_dim, text
 from .elements import element_type, spellings
 from .family import FAMILY_TYPES, is_family
@@ -87,7 +87,7 @@ def _const_type(text):
 _SHIPPED = frozenset(load("openvino")["opset_names"]["shipped"])       # the opsets OpenVINO ships
 _OPSET = re.compile(r"opset0*[0-9]+", re.IGNORECASE | re.ASCII)      # an opset's name, in any case or digits
 _CONST_TYPES = _Memo(_const_type)
-_SHAPES = _Memo(lambda shape: shape_problem(shape) is None)       # a Const's shape read_model reads
+_COUNTS = _Memo(shape_count)       # a Const's shape -> how many values it holds (None: read_model refuses it)
 
 
 def _kind(written) -> int:
@@ -147,7 +147,7 @@ class Intake:
                 if ltype in POOL_TYPES:
                     self.types.keep(len(self.seen) - 1, judged)
                 elif ltype == "Const":
-                    self.types.keep(len(self.seen) - 1, given)
+                    self.const_read(given, el)
                 elif ltype in ("Convert", "Parameter"):
                     data = el.find("data")
                     self.source(len(self.seen) - 1, ltype, data.attrib if data is not None else None)
@@ -177,12 +177,15 @@ class Intake:
             given = _CONST_TYPES[data.get("element_type")]
             offset, size = data.get("offset"), data.get("size")
             if given is None or len(outs) > 1 or ins or offset is None or size is None or not plain_int(offset) \
-                    or not plain_int(size) or not _SHAPES[data.get("shape")]:
+                    or not plain_int(size):
+                return False
+            n = _COUNTS[data.get("shape")]
+            if n is None or bytes_problem(n, int(offset), int(size), given, self.weights) is not None:
                 return False
             self.keep_const(el, lid, data)
         self.remember(lid, name, written, ports, el)
         if given is not None:
-            self.types.keep(len(self.seen) - 1, given)
+            self.const_read(given, el)
         return True
 
     def id_problems(self, el, lid, ltype) -> str | None:
@@ -239,9 +242,12 @@ class Intake:
             given = self.const_type(el, data)
             problem = data_problem(data) if data is not None else \
                 "without <data>: read_model refuses the file (\"No attrtibutes defined for Const op!\", sic)"
-            if problem is not None:
+            weights = weights_problem(data, given, self.weights) if problem is None and given is not None else None
+            if problem is not None or weights is not None:
                 self.build_time.append(len(self.report.findings))  # (read_model judges it where it builds it)
-                self.finding("bad-structure", f"Const {problem}", line_of(data if data is not None else el), el=el)
+                self.faulty_consts.add(lid)
+                self.finding("bad-structure" if problem else "bad-weights", f"Const {problem or weights}",
+                             line_of(data if data is not None else el), el=el)
             self.keep_const(el, lid, data)
             self.port_count(el)
             return given
@@ -250,6 +256,14 @@ class Intake:
         elif ltype in SHAPE_OPS and len(self.shape_ops) < MOST_KEPT:
             self.shape_ops[lid] = read_layer(el, [])        # (its problems are found below, as for any layer)
         return None
+
+    def const_read(self, given, el) -> None:
+        """The Const just remembered: the type it gives; where the weights file is missing, its row and line (read_model
+        refuses the first Const it builds: finish says it once)."""
+        row = len(self.seen) - 1
+        self.types.keep(row, given)
+        if self.weights.missing:
+            self.weightless.extend((row, line_of(el)))
 
     def keep_const(self, el, lid, data) -> None:
         """A Const that may be a shape input (or that a pooling layer's shape input was found to be, in the pass

@@ -208,18 +208,20 @@ class Pooling:
             if shape_port is None:
                 interpret_family(layer, self.file, rank, (), {}, self.doc.ir_version)   # raises: no inputs
             try:
-                values, source = fold.shape_input(what, src, self.shape_ops, self.feeds, self.consts, self.bin,
+                values, source = fold.shape_input(what, src, self.shape_ops, self.feeds, self.consts, self.weights.path,
                                                   self.file)
             except fold.Unknown as e:
                 self.finding("unchecked", str(e), shape_port.line, layer)
                 self.report.uncheck(layer.type, "their shape inputs are in a weights file that is not there"
                                     if e.missing else "their shape inputs are not known")
                 return None
-            early = read_model_values(source, self.bin, self.file)
+            early = read_model_values(source, self.weights.path, self.file)
             if early is not None:
                 self.packed(layer, rank, source, early, values)
             return interpret_family(layer, self.file, rank, values, source.where(self.file), self.doc.ir_version)
         except IRError as e:
+            if e.code == "bad-weights" and e.layer_id in self.faulty_consts:
+                return None                                 # (said at the Const)
             if e.code == "bad-weights":
                 e = e.located(**layer.where(self.file))
                 self.finding(e.code, f"{e.reason} (the {what} of {layer.type} id={layer.id} name={layer.name!r})",

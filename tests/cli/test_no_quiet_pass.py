@@ -26,17 +26,22 @@ def _types(xml) -> list:
     return [el.get("type") for el in etree.parse(str(xml)).iter("layer")]
 
 
-def test_a_missing_weights_file_leaves_its_family_layers_unchecked_and_said(tmp_path):
+def test_a_missing_weights_file_is_refused_and_its_family_layers_unchecked_and_said(tmp_path):
+    ov = pytest.importorskip("openvino")
     shutil.copy(EXAMPLES / "torch_pools.xml", tmp_path)           # (its .bin left behind)
     xml = tmp_path / "torch_pools.xml"
     family = [t for t in _types(xml) if t in ("AdaptiveAvgPool", "AdaptiveMaxPool", "ReduceMean", "ReduceMax")]
     pools = [t for t in _types(xml) if t in ("MaxPool", "AvgPool")]
     assert family and pools
+    with pytest.raises(RuntimeError, match="bin file cannot be found"):
+        ov.Core().read_model(str(xml))
     report = irpool.check(xml)
-    assert report.ok and sum(n for by in report.unchecked.values() for n in by.values()) == len(family)
+    (error,) = report.errors()                  # read_model's refusal, once, at a Const; the family unchecked
+    assert error.code == "bad-weights" and error.layer_type == "Const" and "does not exist" in error.message
+    assert sum(n for by in report.unchecked.values() for n in by.values()) == len(family)
     assert report.pooling_layers == len(pools)
     r = cli("check", xml)
-    assert r.returncode == 0 and f"{len(family)} unchecked (their shape inputs are in a weights file" in r.stdout
+    assert r.returncode == 1 and r.stdout.count("[unchecked]") == len(family) and "[bad-weights]" in r.stdout
     doc = json.loads(cli("check", xml, "--json").stdout)
     assert doc["summary"]["unchecked"] == len(family)
     sarif = json.loads(cli("check", xml, "--format", "sarif").stdout)
@@ -45,7 +50,7 @@ def test_a_missing_weights_file_leaves_its_family_layers_unchecked_and_said(tmp_
     assert [n["level"] for n in invocation["toolExecutionNotifications"]] == ["warning"]
     assert "unchecked" in cli("check", xml, "--format", "github").stdout.splitlines()[-1]
     shutil.copy(EXAMPLES / "torch_pools.bin", tmp_path)           # with it: every layer checked
-    assert not irpool.check(xml).unchecked
+    assert not irpool.check(xml).unchecked and irpool.check(xml).ok
 
 
 def test_pools_on_dynamic_dims_are_counted_unchecked(tmp_path):

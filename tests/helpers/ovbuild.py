@@ -106,3 +106,21 @@ def assert_same_as_openvino(got: list, want: list, cfg: dict) -> None:
     assert len(got) == len(want), (cfg, len(got), len(want))
     for g, w in zip(got, want):
         assert_same_bits(g, w, cfg)
+
+
+def thin_weights(xml) -> None:
+    """Rewrite the .bin beside `xml` as a sparse file of its length that holds only the bytes of its small integer
+    Consts (shape inputs, the only weights check reads): a light model's .bin is hundreds of MB of random
+    weights, and read_model wants the file there (it refuses an IR whose .bin is missing)."""
+    import re
+    from pathlib import Path
+    binf = Path(xml).with_suffix(".bin")
+    data = binf.read_bytes()
+    keep = [(int(m["offset"]), int(m["size"])) for m in re.finditer(
+        r'<data element_type="(?:i|u)(?:8|16|32|64)" shape="\d*" offset="(?P<offset>\d+)" size="(?P<size>\d+)"',
+        Path(xml).read_text())]
+    with open(binf, "wb") as f:
+        f.truncate(len(data))
+        for offset, size in keep:
+            f.seek(offset)
+            f.write(data[offset:offset + size])

@@ -96,7 +96,7 @@ def _parameter_net(element_type, precision, pool_precision, channels=3, pools=1)
     layers.append(f"""<layer id="{pools + 1}" name="out" type="Result" version="opset1">
 <input><port id="0" precision="{pool_precision}">{dims(6 - pools)}</port></input></layer>""")
     edges.append(f'<edge from-layer="{pools}" from-port="1" to-layer="{pools + 1}" to-port="0"/>')
-    return (f'<?xml version="1.0"?>\n<net name="t" version="11"><layers>\n' + "\n".join(layers) +
+    return ('<?xml version="1.0"?>\n<net name="t" version="11"><layers>\n' + "\n".join(layers) +
             "\n</layers><edges>" + "".join(edges) + "</edges></net>\n")
 
 

@@ -174,9 +174,12 @@ def test_bin_faults_are_findings_and_refusals_in_one_line(fault, tmp_path):
     xml, _, const_line = _with_bin_fault(tmp_path, fault)
     report = irpool.check(xml)
     codes = [(f.code, f.severity) for f in report.findings]
-    if fault == "missing":
-        assert codes == [("unchecked", "warning")] and "Const id=" in report.findings[0].message, codes
-        assert report.ok and report.pooling_layers == 0            # said to be unchecked, never counted as ok
+    with pytest.raises(RuntimeError) as refused:              # every fault: read_model refuses the file
+        ov.Core().read_model(str(xml))
+    if fault == "missing":      # refused at the first Const read_model builds; the pool said unchecked, never ok
+        assert codes == [("bad-weights", "error"), ("unchecked", "warning")], codes
+        assert "bin file cannot be found" in str(refused.value) and "bin file cannot be found" in report.findings[0].message
+        assert "Const id=" in report.findings[1].message and report.pooling_layers == 0
     else:
         assert codes == [("bad-weights", "error")], [str(f) for f in report.findings]
         f = report.findings[0]
@@ -194,7 +197,10 @@ def test_the_bin_can_be_named_and_standard_input_has_none(tmp_path):
     xml, _, _ = _with_bin_fault(tmp_path, "none")
     moved = tmp_path / "weights.data"
     xml.with_suffix(".bin").rename(moved)
-    assert [f.code for f in irpool.check(xml).findings] == ["unchecked"]
+    assert [f.code for f in irpool.check(xml).findings] == ["bad-weights", "unchecked"]    # (read_model: no .bin)
+    with pytest.raises(RuntimeError, match="bin file cannot be found"):
+        ov.Core().read_model(str(xml))
+    ov.Core().read_model(str(xml), str(moved))
     assert irpool.check(xml, bin=moved).kinds == {"AdaptiveAvgPool": 1}
     assert [f.code for f in irpool.check(xml.read_text(), bin=moved).findings] == []
     cli = lambda *a, **k: subprocess.run([sys.executable, "-m", "irpool", *map(str, a)], capture_output=True,  # noqa: E731

@@ -1,7 +1,8 @@
 """Real model IRs: the small models the onnx package ships, converted by openvino.convert_model.
 
 check must find them clean; a wrong output <dim> injected into any pooling layer must be found at that
-layer, on that line. Converted once per session into a temporary folder; each .bin is deleted at once.
+layer, on that line. Converted once per session into a temporary folder; each .bin is thinned at once (a
+sparse file holding only its small integer Consts: ovbuild.thin_weights).
 """
 import pathlib
 import re
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 import irpool
+from ovbuild import thin_weights
 
 pytestmark = [pytest.mark.openvino]
 
@@ -36,7 +38,7 @@ def converted(tmp_path_factory):
         xml = folder / f"{name}.xml"
         model = ov.convert_model(str(src))
         ov.save_model(model, str(xml), compress_to_fp16=False)
-        xml.with_suffix(".bin").unlink()
+        thin_weights(xml)
         out[name] = xml
         POOLS[name] = [(n.get_type_name(), n.get_output_element_type(0), n.get_attributes(),
                         list(n.get_input_partial_shape(0).to_shape()), n.get_friendly_name())
