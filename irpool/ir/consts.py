@@ -162,10 +162,13 @@ _WORD = 1 << 64     # size_t: read_model multiplies a Const's dims, and its coun
 
 
 class Weights(NamedTuple):
-    """The weights file a net's Consts lie in: its path (None: none known, as for a string) and length (None:
-    it does not exist, and read_model refuses the first Const it builds)."""
+    """The weights file a net's Consts lie in: its path (None: none known, as for a string), its length (None: not
+    known), whether it is missing (read_model then refuses the first Const it builds), and where a Const's bytes
+    must end (its length; 2^64 where it is not known)."""
     path: str | None
-    size: int | None
+    size: int | None = None
+    missing: bool = False
+    limit: int = 1 << 64
 
     @classmethod
     def at(cls, path) -> "Weights":
@@ -173,20 +176,18 @@ class Weights(NamedTuple):
             st = os.stat(path) if path is not None else None
         except OSError:
             st = None
-        return cls(path, st.st_size if st is not None and stat.S_ISREG(st.st_mode) else None)
-
-    @property
-    def missing(self) -> bool:
-        return self.path is not None and self.size is None
+        if st is None or not stat.S_ISREG(st.st_mode):
+            return cls(path, missing=path is not None)
+        return cls(path, st.st_size, False, st.st_size)
 
 
 def bytes_problem(n, offset, size, et, weights) -> str | None:
     """What read_model refuses in where the bytes of a Const of `n` values of type `et` lie (measured, 2026.4.1):
     past the end of the weights file, or fewer than (n * bits + 7) >> 3; None. A string Const's bytes are read
     otherwise (not judged here); a missing weights file is said once a net, by the caller."""
-    past = weights.size is not None and offset + size > weights.size
+    past = offset + size > weights.limit
     need = (n * et.bits + 7) % _WORD >> 3
-    if weights.missing or not past and (size >= need or et.name == "string"):
+    if not past and (size >= need or et.name == "string") or weights.missing:
         return None                                     # (the common case, in a few steps)
     span = f"bytes [{offset}, {offset + size}) of {os.path.basename(weights.path or '') or 'the .bin'}"
     if past:

@@ -55,7 +55,7 @@ class Net(Intake, Parameters, Pooling, Edges, Bodies, Finish):
         self.types = TypeVerdicts()  # element-type verdicts that wait for the edges (eltypes.py)
         self.consts = {}        # Const layer id -> Const (its <data>), for the shape inputs of the pooling family
         self.shape_ops = {}     # layer id -> Layer of the ops fold.py folds into a shape input, and feeds their inputs
-        self.weights = Weights(None, None)   # the weights file Consts lie in (consts.Weights)
+        self.weights = Weights(None)     # the weights file Consts lie in (consts.Weights)
         self.weightless = array("i")   # (row, line) of each Const read while the weights file is missing
         self.faulty_consts = set()     # ids of Consts whose <data> or bytes read_model refuses (said once, there)
         self.graph = Graph()    # what read_model makes of the edges: cycles, ports without their edge (graph.py)
