@@ -79,6 +79,30 @@ def spellings() -> frozenset:
     return frozenset(names | {et.precision for et in _table().values()} | capitals | {"bin", "undefined"})
 
 
+@lru_cache(maxsize=None)
+def const_spellings() -> frozenset:
+    """The element_type texts read_model takes on a Const (measured on each, 2026.4.1): what spellings() takes
+    whose lower case names an element type ("f32", "I64", "BF16", "undefined" for dynamic); a precision name
+    ("FP32", "BOOL", "bin") is "not a member of enum element::Type_t", another case of a name ("F32", "Boolean",
+    "Bf16", "DYNAMIC") an "Unsupported element type"."""
+    names = {et.name for et in _table().values()} | {"undefined"}
+    return frozenset(s for s in spellings() if s.lower() in names)
+
+
+def const_element_type(text: str | None) -> ElementType | None:
+    """The type a Const's element_type names as read_model reads it (const_spellings), or None."""
+    if text not in const_spellings():
+        return None
+    return _table()["dynamic" if text == "undefined" else text.lower()]
+
+
+def const_refusal(text: str) -> str:
+    """read_model's words for a Const's element_type it refuses."""
+    names = {et.name for et in _table().values()} | {"undefined"}
+    return f"Unsupported element type: {text}" if text.lower() in names else \
+        f"{text} is not a member of enum element::Type_t"
+
+
 def element_type(text: str | None) -> ElementType | None:
     """The element type an element_type or precision attribute names (any case); None if OpenVINO has none."""
     return _table().get((text or "").strip().lower())

@@ -13,7 +13,7 @@ from . import ids, portmaps
 from .bodies import declared_inputs
 from .consts import Const, bytes_problem, data_problem, shape_count, weights_problem
 from .dims import plain_int, port_dim, text
-from .elements import element_type, spellings
+from .elements import const_element_type, const_refusal, spellings
 from .family import FAMILY_TYPES, is_family
 from .fold import MOST_KEPT, SHAPE_OPS
 from .graph import ROOTS
@@ -78,15 +78,9 @@ class _Memo(dict):
         return said
 
 
-def _const_type(text):
-    """A Const's element_type as written -> its type, for the spellings const_type takes without a word."""
-    et = element_type(text)
-    return et if text is not None and et is not None and text.lower() == et.name else None
-
-
 _SHIPPED = frozenset(load("openvino")["opset_names"]["shipped"])       # the opsets OpenVINO ships
 _OPSET = re.compile(r"opset0*[0-9]+", re.IGNORECASE | re.ASCII)      # an opset's name, in any case or digits
-_CONST_TYPES = _Memo(_const_type)
+_CONST_TYPES = _Memo(const_element_type)
 _COUNTS = _Memo(shape_count)       # a Const's shape -> how many values it holds (None: read_model refuses it)
 
 
@@ -302,16 +296,14 @@ class Intake:
             self.converts.append(row)
 
     def const_type(self, el, data):
-        """A Const's element_type (`data`: its <data>) must name a type as OpenVINO names them, in any case but
-        with no space around it ("u8 ", " u8", "u9", "FP32": read_model refuses the file, used or not); the type,
-        or None."""
+        """A Const's element_type (`data`: its <data>) must name a type as OpenVINO reads it there
+        (elements.const_spellings: "u8 ", "u9", "FP32", "F32": read_model refuses the file, used or not); the
+        type, or None."""
         text = data.get("element_type") if data is not None else None
-        et = element_type(text)
-        if text is not None and (et is None or text.lower() != et.name):
+        et = const_element_type(text)
+        if text is not None and et is None:
             self.finding("bad-attribute", f'Const element_type="{text}" is not an element type as OpenVINO names them:'
-                         f' read_model refuses the file ("{text} is not a member of enum element::Type_t")',
-                         line_of(data), el=el)
-            return None
+                         f' read_model refuses the file ("{const_refusal(text)}")', line_of(data), el=el)
         return et
 
     def shadowed(self, el, lid, ltype) -> None:

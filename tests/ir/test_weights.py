@@ -174,3 +174,35 @@ def test_a_float_output_shape_runs_as_the_plugin_does(op, et, tmp_path):
     got = irpool.run(path, x, layer="pool")
     for port, w in zip(got, want.values()):
         assert_same_bits(got[port], w)
+
+
+_TYPED = ('<layer id="6" name="c" type="Const" version="opset1"><data element_type="{et}" shape="2" offset="0" size="16"/>'
+          '<output><port id="0" precision="I64"><dim>2</dim></port></output></layer><layer id="7" name="c_out"'
+          ' type="Result" version="opset1"><input><port id="0" precision="I64"><dim>2</dim></port></input></layer>')
+_SPELLINGS = ["f32", "F32", "Fp32", "FP32", "fp32", "i64", "I64", "boolean", "Boolean", "BOOLEAN", "BOOL", "bool",
+              "bf16", "BF16", "Bf16", "f16", "F16", "FP16", "F64", "nf4", "NF4", "Nf4", "F8E4M3", "U1", "string",
+              "STRING", "String", "dynamic", "DYNAMIC", "undefined", "Undefined", "UNSPECIFIED", "bin", "BIN", "u8 ",
+              " u8", "u9", ""]
+
+
+@pytest.mark.parametrize("et", _SPELLINGS)
+def test_a_const_element_type_is_read_as_read_model_reads_it(et, tmp_path):
+    """A name in lower case, or in capitals where it is not a float, boolean or dynamic type, or "undefined":
+    read; a precision name ("FP32", "BOOL") or another case ("F32", "Boolean") refused, in read_model's words."""
+    path = tmp_path / "m.xml"
+    path.write_text(small_net().replace("</layers>", _TYPED.format(et=et) + "</layers>").replace(
+        "</edges>", '<edge from-layer="6" from-port="0" to-layer="7" to-port="0"/></edges>'))
+    path.with_suffix(".bin").write_bytes(bytes(64))
+    try:
+        ov.Core().read_model(str(path))
+        refused = None
+    except RuntimeError as e:
+        refused = " ".join(str(e).split())
+    errors = [f for f in irpool.check(path).findings if f.severity == "error"]
+    if refused is None:
+        assert not errors, [str(f) for f in errors]
+    else:
+        assert errors, refused[-160:]
+        for words in ("Unsupported element type", "is not a member of enum"):
+            if words in refused:
+                assert any(words in f.message for f in errors), (refused[-160:], [str(f) for f in errors])
