@@ -57,8 +57,9 @@ def _cases():
     yield pytest.param(_with_const("f32", 48, offset=48, orphan=True), 48, id="an orphan Const past the end")
 
 
-@pytest.mark.parametrize("xml, length", list(_cases()))
-def test_check_refuses_the_weights_read_model_refuses(xml, length, tmp_path):
+def _both(tmp_path, xml, length) -> tuple:
+    """(read_model's refusal or None, check's errors) of `xml` saved with a .bin of `length` zero bytes (None:
+    no .bin)."""
     path = tmp_path / "m.xml"
     path.write_text(xml)
     if length is not None:
@@ -68,7 +69,12 @@ def test_check_refuses_the_weights_read_model_refuses(xml, length, tmp_path):
         refused = None
     except RuntimeError as e:
         refused = " ".join(str(e).split())
-    errors = [f for f in irpool.check(path).findings if f.severity == "error"]
+    return refused, [f for f in irpool.check(path).findings if f.severity == "error"]
+
+
+@pytest.mark.parametrize("xml, length", list(_cases()))
+def test_check_refuses_the_weights_read_model_refuses(xml, length, tmp_path):
+    refused, errors = _both(tmp_path, xml, length)
     if refused is None:
         assert not errors, [str(f) for f in errors]
         return
@@ -189,16 +195,9 @@ _SPELLINGS = ["f32", "F32", "Fp32", "FP32", "fp32", "i64", "I64", "boolean", "Bo
 def test_a_const_element_type_is_read_as_read_model_reads_it(et, tmp_path):
     """A name in lower case, or in capitals where it is not a float, boolean or dynamic type, or "undefined":
     read; a precision name ("FP32", "BOOL") or another case ("F32", "Boolean") refused, in read_model's words."""
-    path = tmp_path / "m.xml"
-    path.write_text(small_net().replace("</layers>", _TYPED.format(et=et) + "</layers>").replace(
-        "</edges>", '<edge from-layer="6" from-port="0" to-layer="7" to-port="0"/></edges>'))
-    path.with_suffix(".bin").write_bytes(bytes(64))
-    try:
-        ov.Core().read_model(str(path))
-        refused = None
-    except RuntimeError as e:
-        refused = " ".join(str(e).split())
-    errors = [f for f in irpool.check(path).findings if f.severity == "error"]
+    xml = small_net().replace("</layers>", _TYPED.format(et=et) + "</layers>").replace(
+        "</edges>", '<edge from-layer="6" from-port="0" to-layer="7" to-port="0"/></edges>')
+    refused, errors = _both(tmp_path, xml, 64)
     if refused is None:
         assert not errors, [str(f) for f in errors]
     else:
