@@ -33,7 +33,7 @@ attributes, which are false refusals). This tool's first full run, on its built-
 evening: 23,026 files, 758 quiet passes (const 222, spelling 283 of them 77 unknown layer types, element-type 104,
 port-map 78), 936 false refusals (862 duplicated attributes), 787 excluded; OpenVINO crashed on 49 (irpool
 refuses them all). On 2026-11-28, with every Const's bytes and element_type read as read_model reads them:
-23,091 files, 624 quiet passes (const 92: Convolution's own validation of its weights' type and shape, string
+23,091 files, 620 quiet passes (const 88: Convolution's own validation of its weights' type and shape, string
 Consts; bin 0), 922 false refusals (862 duplicated attributes), 790 excluded.
 """
 from __future__ import annotations
