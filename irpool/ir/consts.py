@@ -114,7 +114,8 @@ def _truncated(values, et, span, refused) -> np.ndarray:
     """Float values as read_model's shape inference takes them as integers (measured, 2026.4.1, adaptive pools'
     output_shape; it compiles): truncated toward zero (2.7 is 2, -1.5 is -1: a dynamic dim); one past int64's range
     refused ("Value inf not in range"); NaN, and 2^63 itself, become int64's lowest, as x86's conversion makes
-    them (then a dim of 0, as any value below -1)."""
+    them (then a dim of 0, as any value below -1). A value whose rounding to even is not its truncation (2.7, 1.5,
+    3.5, -1.5) is refused: the plugin's kernel reads it rounded and writes past the output read_model sized."""
     if et == "bf16":                    # (the high half of a float32)
         values = (values.astype(np.uint32) << 16).view(np.float32)
     v = values.astype(np.float64)
@@ -122,6 +123,13 @@ def _truncated(values, et, span, refused) -> np.ndarray:
     if out.any():
         raise refused(f"{span} of the .bin: {et} value {v[out][0]:g} is not within int64's range: read_model refuses"
                       f' the file ("Value {v[out][0]:g} not in range [-9223372036854775808:9223372036854775807]")')
+    rounds = (np.rint(v) != np.trunc(v)) & ~np.isnan(v)
+    if rounds.any():
+        x = v[rounds][0]
+        raise refused(f"{span} of the .bin: output_shape value {x:g} is not whole: read_model takes it as"
+                      f" {np.trunc(x):g}, and the CPU plugin (which reads it rounded to even, as {np.rint(x):g})"
+                      " pools past the end of that output and corrupts memory at inference (measured, 2026.4.1:"
+                      " glibc aborts; values whose rounding is their truncation, as 2.5, run right)")
     wraps = np.isnan(v) | (v == _INT64)
     return np.where(wraps, np.iinfo(np.int64).min, np.trunc(np.where(wraps, 0, v))).astype(np.int64)
 
