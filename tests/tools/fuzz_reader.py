@@ -34,7 +34,8 @@ evening: 23,026 files, 758 quiet passes (const 222, spelling 283 of them 77 unkn
 port-map 78), 936 false refusals (862 duplicated attributes), 787 excluded; OpenVINO crashed on 49 (irpool
 refuses them all). On 2026-11-28, with every Const's bytes and element_type read as read_model reads them:
 23,091 files, 620 quiet passes (const 88: Convolution's own validation of its weights' type and shape, string
-Consts; bin 0), 922 false refusals (862 duplicated attributes), 790 excluded.
+Consts; bin 0), 922 false refusals (862 duplicated attributes), 790 excluded; with the types each opset has read
+too, 587 quiet passes (spelling 260).
 """
 from __future__ import annotations
 
