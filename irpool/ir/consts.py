@@ -134,19 +134,19 @@ def _truncated(values, et, span, refused) -> np.ndarray:
     return np.where(wraps, np.iinfo(np.int64).min, np.trunc(np.where(wraps, 0, v))).astype(np.int64)
 
 
-def data_problem(data) -> str | None:
-    """What read_model refuses in a Const's <data> place and shape (_place), or None."""
+def data_problem(data, et, weights) -> tuple | None:
+    """(code, what) read_model refuses in a Const's <data> (None: no <data>): its place and shape as written
+    (_place: bad-structure), or, of element type `et` (None: refused already), where its bytes lie in `weights`
+    (bytes_problem: bad-weights); None where it reads it."""
+    if data is None:
+        return "bad-structure", ("without <data>: read_model refuses the file (\"No attrtibutes defined for Const"
+                                 ' op!", sic)')
     try:
-        _place(data)
+        dims, offset, size = _place(data)
     except ValueError as e:
-        return str(e)
-    return None
-
-
-def weights_problem(data, et, weights) -> str | None:
-    """bytes_problem of a Const's <data> that _place reads, of element type `et`."""
-    dims, offset, size = _place(data)
-    return bytes_problem(count(dims), offset, size, et, weights)
+        return "bad-structure", str(e)
+    problem = None if et is None else bytes_problem(count(dims), offset, size, et, weights)
+    return None if problem is None else ("bad-weights", problem)
 
 
 def shape_count(shape) -> int | None:

@@ -80,13 +80,18 @@ def spellings() -> frozenset:
 
 
 @lru_cache(maxsize=None)
+def _const_names() -> frozenset:
+    """The names a Const's element_type is matched against, in any case (then refused unless const_spellings)."""
+    return frozenset({et.name for et in _table().values()} | {"undefined"})
+
+
+@lru_cache(maxsize=None)
 def const_spellings() -> frozenset:
     """The element_type texts read_model takes on a Const (measured on each, 2026.4.1): what spellings() takes
     whose lower case names an element type ("f32", "I64", "BF16", "undefined" for dynamic); a precision name
     ("FP32", "BOOL", "bin") is "not a member of enum element::Type_t", another case of a name ("F32", "Boolean",
     "Bf16", "DYNAMIC") an "Unsupported element type"."""
-    names = {et.name for et in _table().values()} | {"undefined"}
-    return frozenset(s for s in spellings() if s.lower() in names)
+    return frozenset(s for s in spellings() if s.lower() in _const_names())
 
 
 def const_element_type(text: str | None) -> ElementType | None:
@@ -98,8 +103,7 @@ def const_element_type(text: str | None) -> ElementType | None:
 
 def const_refusal(text: str) -> str:
     """read_model's words for a Const's element_type it refuses."""
-    names = {et.name for et in _table().values()} | {"undefined"}
-    return f"Unsupported element type: {text}" if text.lower() in names else \
+    return f"Unsupported element type: {text}" if text.lower() in _const_names() else \
         f"{text} is not a member of enum element::Type_t"
 
 

@@ -10,7 +10,7 @@ from lxml import etree
 
 from . import ids, portmaps
 from .bodies import declared_inputs
-from .consts import Const, bytes_problem, data_problem, shape_count, weights_problem
+from .consts import Const, bytes_problem, data_problem, shape_count
 from .dims import plain_int, port_dim, text
 from .elements import const_element_type, const_refusal, spellings
 from .family import FAMILY_TYPES, is_family
@@ -242,14 +242,11 @@ class Intake:
         elif ltype == "Const":
             data = el.find("data")
             given = self.const_type(el, data)
-            problem = data_problem(data) if data is not None else \
-                "without <data>: read_model refuses the file (\"No attrtibutes defined for Const op!\", sic)"
-            weights = weights_problem(data, given, self.weights) if problem is None and given is not None else None
-            if problem is not None or weights is not None:
+            problem = data_problem(data, given, self.weights)
+            if problem is not None:
                 self.build_time.append(len(self.report.findings))  # (read_model judges it where it builds it)
                 self.faulty_consts.add(lid)
-                self.finding("bad-structure" if problem else "bad-weights", f"Const {problem or weights}",
-                             line_of(data if data is not None else el), el=el)
+                self.finding(problem[0], f"Const {problem[1]}", line_of(data if data is not None else el), el=el)
             self.keep_const(el, lid, data)
             self.port_count(el)
             return given
