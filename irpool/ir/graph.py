@@ -59,8 +59,12 @@ class Rows:
             yield r.astype(np.int32)
 
     def all(self) -> np.ndarray:
-        parts = list(self.chunks(1 << 20))
-        return np.concatenate(parts) if parts else np.zeros((0, 3), np.int32)
+        """Every row, as one (n, 3) int32 array (filled in place: no second copy of the rows while it is made)."""
+        out, at = np.empty((len(self), 3), np.int32), 0
+        for part in self.chunks(1 << 16):     # (a chunk decodes through int64: keep it small)
+            out[at:at + len(part)] = part
+            at += len(part)
+        return out
 
 
 class Graph:
@@ -155,7 +159,10 @@ class Graph:
         e = self.edges.all()
         by_dst = np.argsort(e[:, 1], kind="stable")
         src, lines = array("i", e[by_dst, 0].tobytes()), array("i", e[by_dst, 2].tobytes())
-        starts = array("q", np.searchsorted(e[by_dst, 1], np.arange(rows + 1)).astype(np.int64).tobytes())
+        counts = np.bincount(e[:, 1], minlength=rows)[:rows]       # (no sorted copy of the consumers, no arange)
+        del e, by_dst
+        starts = array("q", bytes(8))
+        starts.extend(array("q", np.cumsum(counts, dtype=np.int64).tobytes()))
         return src, lines, starts
 
     def feeds(self, targets, rows: int) -> bytearray:
@@ -200,7 +207,7 @@ def _walk(params, roots, src, starts, rows: int) -> array:
     for p in params:
         done[p] = 1
     for number, root in enumerate(roots, 1):
-        stack = [root]
+        stack = array("i", (root,))          # (a chain's walk is as deep as the net: 4 bytes a row, not an int object)
         while stack:
             row = stack[-1]
             if done[row]:
