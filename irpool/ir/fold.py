@@ -86,7 +86,10 @@ def value(src: tuple, ops: dict, feeds: dict, found_consts: dict, bin_path, file
                 raise Unfoldable(f"input port {layer.inputs[k].id} of {_who(layer)} is fed by no edge")
             return at(feeder)
         return _EVALUATE[layer.type](layer, arg)
-    return at(src).reshape(-1)
+    try:
+        return at(src).reshape(-1)
+    finally:
+        at = None           # (`at` calls itself: a cycle, which would keep what it holds until a collection)
 
 
 def _who(layer: Layer) -> str:

@@ -82,6 +82,8 @@ _BUILDS = {v: _Memo(lambda t, v=v: builds(t, v)) for v in SHIPPED}   # version -
 _OPSET = re.compile(r"opset0*[0-9]+", re.IGNORECASE | re.ASCII)      # an opset's name, in any case or digits
 _CONST_TYPES = _Memo(const_element_type)
 _COUNTS = _Memo(shape_count)       # a Const's shape -> how many values it holds (None: read_model refuses it)
+_SHAPE_LIKE = _Memo(lambda written: Const.may_be_shape(None, dict(zip(("element_type", "shape"), written))))
+#               (a Const's element_type, shape) as written -> whether it may be a shape input (Const.may_be_shape)
 
 
 def _kind(written) -> int:
@@ -109,10 +111,9 @@ class Intake:
     def layers(self, holder, n) -> None:
         """A batch of <layers>' children, each read light where it can be (the common case) or in full."""
         problems = self.doc.problems
-        quick = self.quick if not self.doc.is_snippet and not self.shadow else None
-        plain = None if quick is None else _only_dims(holder)
+        quick = self.quick_reader(_only_dims(holder)) if not self.doc.is_snippet and not self.shadow else None
         for el in holder[:n]:
-            if quick is not None and quick(el, plain):
+            if quick is not None and quick(el):
                 continue
             if el.tag != "layer":
                 belongs(el, holder, problems)               # (a problem, with its line)
@@ -146,41 +147,79 @@ class Intake:
                     data = el.find("data")
                     self.source(len(self.seen) - 1, ltype, data.attrib if data is not None else None)
 
-    def quick(self, el, plain) -> bool:
-        """A layer that only its ports' dims matter of (the common case: a layer irpool does not model, or a Const),
-        new and clean as written, taken in the fewest steps (what layers() would do, less the lookups that find
-        nothing); False, and nothing done, where it is anything else. `plain`: every port's children are <dim>s."""
-        get = el.get
-        lid, written = get("id"), get("type")
-        kind = _KINDS[written]
-        if kind == _OTHER or el.tag != "layer":
-            return False
-        name, version = get("name"), get("version")
-        if lid is None or name is None or version not in SHIPPED or not _BUILDS[version][written] \
-                or not ids.plain(lid) or self.seen.row(lid) is not None:
-            return False
-        ports = light_ports(el, plain, checked=True)
-        if ports is None:
-            return False
-        outs, ins = ports
-        given = None
-        if kind == _CONST:
-            data = el.find("data")
-            if data is None:
-                return False                                # (the full path says what is wrong)
-            given = _CONST_TYPES[data.get("element_type")]
-            offset, size = data.get("offset"), data.get("size")
-            if given is None or len(outs) > 1 or ins or offset is None or size is None or not plain_int(offset) \
-                    or not plain_int(size):
+    def quick_reader(self, plain):
+        """The quick path for one batch: `quick(el)` takes a layer that only its ports' dims matter of (the common
+        case: a layer irpool does not model, or a Const), new and clean as written, in the fewest steps (what
+        layers() would do, less the lookups that find nothing: light_ports and remember written out, their lookups
+        bound once a batch); False, and nothing done, where it is anything else. `plain`: every port's children
+        are <dim>s."""
+        kinds, builds, shipped, known, spelled, plain_id = _KINDS, _BUILDS, SHIPPED, ids.PORTS, spellings(), ids.plain
+        seen, sigs, const_types, counts = self.seen, self.sigs, _CONST_TYPES, _COUNTS
+        row_of, add_row, numbers, odd = seen.row, seen.add, sigs.numbers, sigs.odd
+        needs, rooted, types, roots = self.graph.needs, self.rooted, self.types, self.graph.roots
+        one_input = self.doc.ir_version == "10"        # (v10: a layer needs an edge into its first port only)
+
+        def quick(el) -> bool:
+            get = el.get
+            lid, written = get("id"), get("type")
+            kind = kinds[written]
+            if kind == _OTHER or el.tag != "layer":
                 return False
-            n = _COUNTS[data.get("shape")]
-            if n is None or bytes_problem(n, int(offset), int(size), given, self.weights) is not None:
+            name, version = get("name"), get("version")
+            if lid is None or name is None or version not in shipped or not builds[version][written] \
+                    or not plain_id(lid) or row_of(lid) is not None:
                 return False
-            self.keep_const(el, lid, data)
-        self.remember(lid, name, written, ports, el)
-        if given is not None:
-            self.const_read(given, el)
-        return True
+            outs = ins = None
+            for section in el.iterchildren("input", "output"):      # (light_ports)
+                out = section.tag == "output"
+                if (outs if out else ins) is not None:
+                    return False
+                ports = []
+                for p in section:
+                    pid = p.get("id")
+                    if pid not in known or p.tag != "port" or out and p.get("precision") not in spelled:
+                        return False
+                    ports.append((pid, tuple([d.text for d in p] if plain else
+                                             [d.text for d in p.iterchildren("dim")])))
+                if len(ports) > 1 and len({pid for pid, _ in ports}) != len(ports):
+                    return False
+                if out:
+                    outs = tuple(ports)
+                else:
+                    ins = tuple(ports)
+            outs, ins, given = outs or (), ins or (), None
+            if kind == _CONST:
+                data = el.find("data")
+                if data is None:
+                    return False                            # (the full path says what is wrong)
+                given = const_types[data.get("element_type")]
+                offset, size = data.get("offset"), data.get("size")
+                if given is None or len(outs) > 1 or ins or offset is None or size is None or not plain_int(offset) \
+                        or not plain_int(size):
+                    return False
+                n = counts[data.get("shape")]
+                if n is None or bytes_problem(n, int(offset), int(size), given, self.weights) is not None:
+                    return False
+                self.keep_const(el, lid, data)
+            key = (written, outs, ins)                     # (remember)
+            number = numbers.get(key)
+            if number is None:
+                number = sigs.add(key)
+                if self.odd_dims(lid, name, written, (outs, ins), el) and number >= 0:
+                    odd.add(number)
+            elif number in odd:
+                self.odd_dims(lid, name, written, (outs, ins), el)
+            row = add_row(lid, name, number)
+            if lid in rooted:
+                roots.append(row)                           # (a shadowed Result's id: the reader walks back from it)
+            if ins:                                         # (graph.layer: each input port needs its edge)
+                needs.add((row, 1 if one_input else min(len(ins), 8), line_of(el) or 0))
+            elif given is not None:                         # (const_read)
+                types.keep(row, given)
+                if self.weights.missing:
+                    self.weightless.extend((row, line_of(el)))
+            return True
+        return quick
 
     def id_problems(self, el, lid, ltype) -> str | None:
         """The attributes every layer of a net needs, and an id read_model reads (ids.py); the id as it reads it
@@ -267,7 +306,7 @@ class Intake:
     def keep_const(self, el, lid, data) -> None:
         """A Const that may be a shape input (or that a pooling layer's shape input was found to be, in the pass
         before) is kept, with its <data> (`data`); weights never are (flat memory)."""
-        if lid in self.keep_consts or Const.may_be_shape(el, data):
+        if lid in self.keep_consts or data is None or _SHAPE_LIKE[data.get("element_type"), data.get("shape")]:
             self.consts[lid] = Const.of(el)
 
     def light(self, el, lid, ltype):
