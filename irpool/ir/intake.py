@@ -148,13 +148,11 @@ class Intake:
                     self.source(len(self.seen) - 1, ltype, data.attrib if data is not None else None)
 
     def quick_reader(self, plain):
-        """The quick path for one batch: `quick(el)` takes a layer that only its ports' dims matter of (the common
-        case: a layer irpool does not model, or a Const), new and clean as written, in the fewest steps (what
-        layers() would do, less the lookups that find nothing: light_ports and remember written out, their lookups
-        bound once a batch); False, and nothing done, where it is anything else. `plain`: every port's children
-        are <dim>s."""
+        """The quick path for a batch (`plain`: every port's children are <dim>s): `quick(el)` takes a layer only its
+        ports matter of (one irpool does not model, a Const), new and clean as written, as layers() would, in fewest
+        steps (light_ports and remember written out, lookups bound once a batch); False, nothing done, if not."""
         kinds, builds, shipped, known, spelled, plain_id = _KINDS, _BUILDS, SHIPPED, ids.PORTS, spellings(), ids.plain
-        seen, sigs, const_types, counts = self.seen, self.sigs, _CONST_TYPES, _COUNTS
+        seen, sigs = self.seen, self.sigs
         row_of, add_row, numbers, odd = seen.row, seen.add, sigs.numbers, sigs.odd
         needs, rooted, types, roots = self.graph.needs, self.rooted, self.types, self.graph.roots
         one_input = self.doc.ir_version == "10"        # (v10: a layer needs an edge into its first port only)
@@ -183,24 +181,12 @@ class Intake:
                                              [d.text for d in p.iterchildren("dim")])))
                 if len(ports) > 1 and len({pid for pid, _ in ports}) != len(ports):
                     return False
-                if out:
-                    outs = tuple(ports)
-                else:
-                    ins = tuple(ports)
+                outs, ins = (tuple(ports), ins) if out else (outs, tuple(ports))
             outs, ins, given = outs or (), ins or (), None
             if kind == _CONST:
-                data = el.find("data")
-                if data is None:
-                    return False                            # (the full path says what is wrong)
-                given = const_types[data.get("element_type")]
-                offset, size = data.get("offset"), data.get("size")
-                if given is None or len(outs) > 1 or ins or offset is None or size is None or not plain_int(offset) \
-                        or not plain_int(size):
+                given = self.quick_const(el, lid, len(outs) > 1 or ins)
+                if given is None:
                     return False
-                n = counts[data.get("shape")]
-                if n is None or bytes_problem(n, int(offset), int(size), given, self.weights) is not None:
-                    return False
-                self.keep_const(el, lid, data)
             key = (written, outs, ins)                     # (remember)
             number = numbers.get(key)
             if number is None:
@@ -220,6 +206,23 @@ class Intake:
                     self.weightless.extend((row, line_of(el)))
             return True
         return quick
+
+    def quick_const(self, el, lid, odd_ports):
+        """A Const on the quick path: the type it gives, where its <data> is clean as written (and it is kept if it
+        may be a shape input); None, and nothing done, where the full path must read it (`odd_ports`: it has more
+        than one output port, or an input)."""
+        data = el.find("data")
+        if data is None or odd_ports:
+            return None                                     # (the full path says what is wrong)
+        given = _CONST_TYPES[data.get("element_type")]
+        offset, size = data.get("offset"), data.get("size")
+        if given is None or offset is None or size is None or not plain_int(offset) or not plain_int(size):
+            return None
+        n = _COUNTS[data.get("shape")]
+        if n is None or bytes_problem(n, int(offset), int(size), given, self.weights) is not None:
+            return None
+        self.keep_const(el, lid, data)
+        return given
 
     def id_problems(self, el, lid, ltype) -> str | None:
         """The attributes every layer of a net needs, and an id read_model reads (ids.py); the id as it reads it

@@ -109,31 +109,45 @@ def _rebuild(buf, start: int, end: int, visit) -> _Pieces | None:
 def light(buf) -> bytes:
     """The model without the values of tensors larger than SMALL_TENSOR bytes (initializers and Constant
     attributes, in every graph and body): what the graph needs, for any size of weights."""
-    def tensor(j, k):
+    top = _Light(buf).model()
+    return bytes(buf) if top is None else b"".join(bytes(p) for p in top.parts)
+
+
+class _Light:
+    """light()'s walk, one method a message kind (methods, not closures that call each other: such closures are a
+    reference cycle, which kept the mapped model until Python's cycle collector ran)."""
+
+    def __init__(self, buf):
+        self.buf = buf
+
+    def model(self):
+        return _rebuild(self.buf, 0, len(self.buf), lambda n, kind, a, b: self.graph(a, b)
+                        if n == MODEL_GRAPH and kind == 2 else self.function(a, b)
+                        if n == MODEL_FUNCTIONS and kind == 2 else None)
+
+    def tensor(self, j, k):
         if k - j <= SMALL_TENSOR:
             return None
-        return _rebuild(buf, j, k, lambda n, kind, a, b: None if n in TENSOR_KEPT else False)
+        return _rebuild(self.buf, j, k, lambda n, kind, a, b: None if n in TENSOR_KEPT else False)
 
-    def graph(j, k):
-        return _rebuild(buf, j, k, lambda n, kind, a, b: tensor(a, b) if n == GRAPH_INITIALIZER and kind == 2
-                        else node(a, b) if n == GRAPH_NODE and kind == 2
+    def graph(self, j, k):
+        return _rebuild(self.buf, j, k, lambda n, kind, a, b: self.tensor(a, b) if n == GRAPH_INITIALIZER and kind == 2
+                        else self.node(a, b) if n == GRAPH_NODE and kind == 2
                         else False if n == GRAPH_SPARSE and b - a > SMALL_TENSOR else None)
 
-    def node(j, k):
-        return _rebuild(buf, j, k, lambda n, kind, a, b: attribute(a, b) if n == NODE_ATTRIBUTE and kind == 2
-                        else None)
+    def node(self, j, k):
+        return _rebuild(self.buf, j, k, lambda n, kind, a, b: self.attribute(a, b)
+                        if n == NODE_ATTRIBUTE and kind == 2 else None)
 
-    def attribute(j, k):
-        return _rebuild(buf, j, k, lambda n, kind, a, b: tensor(a, b) if n in (ATTR_T, ATTR_TENSORS) and kind == 2
-                        else graph(a, b) if n in (ATTR_G, ATTR_GRAPHS) and kind == 2
+    def attribute(self, j, k):
+        return _rebuild(self.buf, j, k, lambda n, kind, a, b: self.tensor(a, b)
+                        if n in (ATTR_T, ATTR_TENSORS) and kind == 2
+                        else self.graph(a, b) if n in (ATTR_G, ATTR_GRAPHS) and kind == 2
                         else False if n in (ATTR_SPARSE, ATTR_SPARSES) and b - a > SMALL_TENSOR else None)
 
-    def function(j, k):
-        return _rebuild(buf, j, k, lambda n, kind, a, b: node(a, b) if n == FUNCTION_NODE and kind == 2 else None)
-
-    top = _rebuild(buf, 0, len(buf), lambda n, kind, a, b: graph(a, b) if n == MODEL_GRAPH and kind == 2
-                   else function(a, b) if n == MODEL_FUNCTIONS and kind == 2 else None)
-    return bytes(buf) if top is None else b"".join(bytes(p) for p in top.parts)
+    def function(self, j, k):
+        return _rebuild(self.buf, j, k, lambda n, kind, a, b: self.node(a, b)
+                        if n == FUNCTION_NODE and kind == 2 else None)
 
 
 def value_name(buf, start: int, end: int) -> str:
@@ -149,41 +163,53 @@ def rewrite(buf, edits: dict, write) -> int:
     maps (graph path, value name) or (graph path, ("node", node index)) to a function given the proto's bytes
     and giving the new bytes; a graph path is () for the main graph and (node index, attribute index, graph
     index), ... for a body. `write` gets the pieces in order; returns how many protos were replaced."""
-    graphs = {path for path, _ in edits}
-    done = []
+    walk = _Rewrite(buf, edits)
+    top = _rebuild(buf, 0, len(buf), lambda n, kind, a, b: walk.graph(a, b, ()) if n == MODEL_GRAPH and kind == 2
+                   else None)
+    for part in ([buf] if top is None else top.parts):
+        write(part)
+    return walk.done
 
-    def graph(j, k, path):
+
+class _Rewrite:
+    """rewrite()'s walk (methods, not closures that call each other: no reference cycle holds the model)."""
+
+    def __init__(self, buf, edits: dict):
+        self.buf, self.edits, self.done = buf, edits, 0
+        self.graphs = {path for path, _ in edits}
+
+    def _edited(self, key, a, b):
+        """The proto buf[a:b] as its edit gives it, or None where `key` has no edit."""
+        edit = self.edits.get(key)
+        if edit is None:
+            return None
+        new = _Pieces()
+        new.add(edit(bytes(self.buf[a:b])))
+        self.done += 1
+        return new
+
+    def graph(self, j, k, path):
+        nodes, graphs = iter(range(1 << 30)), self.graphs
+
         def visit(n, kind, a, b):
             if kind != 2:
                 return None
             if n in (GRAPH_INPUT, GRAPH_OUTPUT, GRAPH_VALUE_INFO) and path in graphs:
-                edit = edits.get((path, value_name(buf, a, b)))
-                if edit is not None:
-                    new = _Pieces()
-                    new.add(edit(bytes(buf[a:b])))
-                    done.append(1)
+                new = self._edited((path, value_name(self.buf, a, b)), a, b)
+                if new is not None:
                     return new
-            if n == GRAPH_NODE and path in graphs:
-                index = visit.nodes
-                visit.nodes += 1
-                edit = edits.get((path, ("node", index)))
-                if edit is not None:
-                    new = _Pieces()
-                    new.add(edit(bytes(buf[a:b])))
-                    done.append(1)
-                    return new
-            elif n == GRAPH_NODE:
-                index = visit.nodes
-                visit.nodes += 1
-            else:
+            if n != GRAPH_NODE:
                 return None
+            index = next(nodes)
+            new = self._edited((path, ("node", index)), a, b) if path in graphs else None
+            if new is not None:
+                return new
             if any(p[:len(path)] == path and len(p) > len(path) for p in graphs):
-                return node(a, b, path, index)
+                return self.node(a, b, path, index)
             return None
-        visit.nodes = 0
-        return _rebuild(buf, j, k, visit)
+        return _rebuild(self.buf, j, k, visit)
 
-    def node(j, k, path, index):
+    def node(self, j, k, path, index):
         attrs = iter(range(1 << 30))
 
         def visit(n, kind, a, b):
@@ -191,12 +217,6 @@ def rewrite(buf, edits: dict, write) -> int:
                 return None
             at = next(attrs)
             subs = iter(range(1 << 30))
-            return _rebuild(buf, a, b, lambda m, kd, c, d: graph(c, d, path + ((index, at, next(subs)),))
+            return _rebuild(self.buf, a, b, lambda m, kd, c, d: self.graph(c, d, path + ((index, at, next(subs)),))
                             if m in (ATTR_G, ATTR_GRAPHS) and kd == 2 else None)
-        return _rebuild(buf, j, k, visit)
-
-    top = _rebuild(buf, 0, len(buf), lambda n, kind, a, b: graph(a, b, ()) if n == MODEL_GRAPH and kind == 2
-                   else None)
-    for part in ([buf] if top is None else top.parts):
-        write(part)
-    return len(done)
+        return _rebuild(self.buf, j, k, visit)
