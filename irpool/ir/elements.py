@@ -112,6 +112,12 @@ def element_type(text: str | None) -> ElementType | None:
     return _table().get((text or "").strip().lower())
 
 
+def parameter_element_type(text: str | None) -> ElementType | None:
+    """The type a Parameter's element_type names as read_model reads it there: a name in any case ("f32", "F32",
+    "Bf16"), and "undefined" in any case for dynamic (measured, 2026.4.1); None if none (or not written)."""
+    return element_type("dynamic" if text is not None and text.lower() == "undefined" else text)
+
+
 @lru_cache(maxsize=None)
 def of_dtype(dtype: np.dtype) -> ElementType | None:
     """The IR element type of an array dtype (numpy's or ml_dtypes')."""

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 from typing import NamedTuple
 
 from ..opdefs import load
-from .elements import element_type
+from .elements import element_type, parameter_element_type
 from .layers import kept_in_type, layout_dependent, type_refusal
 
 
@@ -52,7 +52,7 @@ class TypeVerdicts:
     def parameter(self, layer) -> None:
         """A Parameter whose element_type names another type than its output port's precision: OpenVINO takes
         the element_type (the port's precision only has to name a type)."""
-        et = element_type(layer.data.get("element_type"))
+        et = parameter_element_type(layer.data.get("element_type"))
         port = element_type(layer.outputs[0].precision) if layer.outputs else None
         if et is not None and port is not None and et.name != port.name:
             self.params[layer.id] = (et, port)
@@ -62,8 +62,10 @@ class TypeVerdicts:
     def source(self, row: int, layer_type: str, data) -> None:
         """A Parameter's or Const's element_type, a Convert's destination_type: the type OpenVINO gives their
         output whatever its port's precision says, and so the type of a pool or reduction they feed."""
-        self.keep(row, element_type((data or {}).get("destination_type" if layer_type == "Convert" else
-                                                     "element_type")))
+        data = data or {}
+        self.keep(row, element_type(data.get("destination_type")) if layer_type == "Convert" else
+                  parameter_element_type(data.get("element_type")) if layer_type == "Parameter" else
+                  element_type(data.get("element_type")))
 
     def differ(self, ra: int, rb: int, producer: str, consumer: str) -> bool:
         """Whether the edge from layer row `ra` into row `rb` (a pool or Convert) needs check.py's look at the

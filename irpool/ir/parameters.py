@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .dims import compatible, parse_shape, shape_text, text
-from .elements import element_type, spellings
+from .elements import element_type, parameter_element_type, spellings
 from .parse import Layer
 
 # Parameter element types the CPU plugin refuses whatever reads the Parameter (OpenVINO 2026.4.1, measured on AMD EPYC
@@ -84,7 +84,7 @@ class Parameters:
         """Its element_type as OpenVINO reads it (a body Parameter's: the outer input's, said where it differs);
         the layer, with the type it takes."""
         et_text = layer.data.get("element_type")
-        et = element_type(et_text)
+        et = parameter_element_type(et_text)
         given = self.forced[layer.id][2] if layer.id in self.forced else None    # a body's: the outer input's type
         if given is not None and (et_text is None or et is not None and et_text == et.name):
             if et_text != given.name:           # (OpenVINO reads the declared type, checks the body on it, then
@@ -101,8 +101,10 @@ class Parameters:
                          layer.data_line, layer)
         elif et is None:
             self.finding("bad-attribute", f'Parameter element_type="{et_text}" is not an element type OpenVINO'
-                         " reads", layer.data_line, layer)
-        elif et_text.lower() != et.name:               # (a name in any case is read: F32, Bf16; FP32 is not)
+                         f' reads: read_model refuses the file ("{et_text} is not a member of enum element::Type_t")',
+                         layer.data_line, layer)
+        elif et_text.lower() != et.name and et_text.lower() != "undefined":   # (a name in any case is read: F32,
+            #                                                             Bf16, Undefined; FP32 is not)
             self.finding("bad-attribute", f'Parameter element_type="{et_text}" is not written as OpenVINO names'
                          f' element types ("{et.name}", in any case): read_model refuses the file ("is not a member'
                          ' of enum element::Type_t")', layer.data_line, layer)

@@ -120,6 +120,30 @@ def test_openvino_takes_the_parameters_element_type(element_type, precision, poo
         assert (result == "ok") == compiles, result
 
 
+@pytest.mark.parametrize("spelling", ["f32", "F32", "Fp32", "FP32", "fp32", "undefined", "Undefined", "UNDEFINED",
+                                      "dynamic", "DYNAMIC", "UNSPECIFIED", "bogus"])
+def test_a_parameters_element_type_is_read_as_read_model_reads_it(spelling, tmp_path):
+    """A name in any case is read, and "undefined" in any case (as dynamic, which the plugin does not compile as an
+    input, on any machine); a precision's name ("FP32", "UNSPECIFIED") is refused. check says read_model refuses the
+    file exactly where it does, and has an error exactly where read_model or compile_model refuses it."""
+    path = tmp_path / "m.xml"
+    path.write_text(_parameter_net(spelling, "FP32", "FP32"))
+    try:
+        ov.Core().read_model(str(path))
+        refused = None
+    except RuntimeError as e:
+        refused = " ".join(str(e).split())
+    errors = [f for f in irpool.check(path).findings if f.severity == "error"]
+    if refused is not None:
+        assert errors, refused[-160:]
+        assert "not a member of enum" not in refused or any("not a member of enum" in f.message for f in errors)
+        return
+    assert not any("read_model refuses" in f.message or "not an element type" in f.message for f in errors), \
+        [str(f) for f in errors]
+    result, = compile_in_child([str(path)])
+    assert bool(errors) == (result != "ok"), (result, [str(f) for f in errors])
+
+
 def test_verdicts_name_the_cpu_tiers_seen_each_way():
     """Judged for one tier: the tier's measured verdict (an error naming it where it refuses); a tier never
     measured: a warning where another compiles the case, an error naming the tiers tried where none does. For
