@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from functools import lru_cache
 
 from lxml import etree
 
-from ..opdefs import load
 from . import ids, portmaps
 from .bodies import declared_inputs
 from .consts import Const, bytes_problem, data_problem, shape_count
@@ -19,7 +17,7 @@ from .family import FAMILY_TYPES, is_family
 from .fold import MOST_KEPT, SHAPE_OPS
 from .graph import ROOTS
 from .layers import POOL_TYPES, is_pooling
-from .opsets import EXPERIMENTAL, SHIPPED, builds
+from .opsets import CRASHES, EXPERIMENTAL, SHIPPED, build_crash, builds
 from .parameters import check_output_precisions
 from .parse import (
     BODIES,
@@ -88,20 +86,13 @@ _SHAPE_LIKE = _Memo(lambda written: Const.may_be_shape(None, dict(zip(("element_
 #               (a Const's element_type, shape) as written -> whether it may be a shape input (Const.may_be_shape)
 
 
-@lru_cache(maxsize=None)
-def _crashes() -> dict:
-    """schemas/openvino.json "build_crashes": type in lower case -> the opsets whose version read_model crashes
-    building, and what in the layer makes it."""
-    return {k: v for k, v in load("openvino")["build_crashes"].items() if not k.startswith("_")}
-
-
 def _kind(written) -> int:
     """_PLAIN: a layer type only the dims of whose ports check reads (what Intake.layer, by_type, source and the
     graph's roots never look at); _CONST: a Const; _OTHER: anything else, read on the full path."""
     if written == "Const":
         return _CONST
     return _OTHER if written is None or op_type_of(written) != written or written in _SPECIAL or no_op(written) \
-        or written.lower() in _crashes() else _PLAIN
+        or written.lower() in CRASHES else _PLAIN
 
 
 _KINDS = _Memo(_kind)           # a type attribute as written -> _PLAIN, _CONST or _OTHER
@@ -305,22 +296,11 @@ class Intake:
             self.port_count(el)
         elif ltype in SHAPE_OPS and len(self.shape_ops) < MOST_KEPT:
             self.shape_ops[lid] = read_layer(el, [])        # (its problems are found below, as for any layer)
-        crash = _crashes().get((ltype or "").lower())
-        if crash is not None and el.get("version") in crash["opsets"]:
-            self.build_crash(el, crash)
+        crash = build_crash(el, ltype)
+        if crash is not None:
+            self.build_time.append(len(self.report.findings))  # (read_model judges it where it builds it)
+            self.finding("bad-structure", crash, line_of(el), el=el)
         return None
-
-    def build_crash(self, el, crash) -> None:
-        """A layer read_model crashes building (schemas/openvino.json "build_crashes"): Broadcast-1 with fewer than
-        two input ports, Assign-6 or ReadValue-6 without a variable_id. An error where the reader builds it."""
-        inputs = next((len(h) for h in el.iterchildren("input")), 0)
-        data = el.find("data")
-        if "inputs_below" in crash and inputs >= crash["inputs_below"] or "without" in crash and data is not None \
-                and data.get(crash["without"]) is not None:
-            return
-        self.build_time.append(len(self.report.findings))
-        self.finding("bad-structure", f"{crash['op']} {crash['why']}: read_model crashes building it (a segmentation"
-                     " fault, OpenVINO 2026.4.1)", line_of(el), el=el)
 
     def const_read(self, given, el) -> None:
         """The Const just remembered: the type it gives; where the weights file is missing, its row and line (read_model
