@@ -86,7 +86,8 @@ class Parameters:
         et_text = layer.data.get("element_type")
         et = parameter_element_type(et_text)
         given = self.forced[layer.id][2] if layer.id in self.forced else None    # a body's: the outer input's type
-        if given is not None and (et_text is None or et is not None and et_text == et.name):
+        if given is not None and (et_text is None or et is not None and (et_text == et.name or
+                                                                  et_text.lower() == "undefined")):
             if et_text != given.name:           # (OpenVINO reads the declared type, checks the body on it, then
                 self.declared_differs = True    # takes the input's)
                 said = f"element_type={et_text}" if et_text is not None else "has no element_type"

@@ -168,7 +168,7 @@ def edit(data: bytes, rng) -> bytes:
             _dims(x.find("output/port"), new)
         elif what == 5:                          # a body Parameter's declared element type
             data_el = params[int(rng.integers(0, len(params)))].find("data")
-            et = str(rng.choice(["f16", "i32", "u8", "dynamic", "none", "f64"]))
+            et = str(rng.choice(["f16", "i32", "u8", "dynamic", "none", "f64", "undefined"]))
             if et == "none":
                 data_el.attrib.pop("element_type", None)
             else:
