@@ -86,8 +86,8 @@ class Parameters:
         et_text = layer.data.get("element_type")
         et = parameter_element_type(et_text)
         given = self.forced[layer.id][2] if layer.id in self.forced else None    # a body's: the outer input's type
-        if given is not None and (et_text is None or et is not None and (et_text == et.name or
-                                                                  et_text.lower() == "undefined")):
+        if given is not None and (et_text is None or et is not None and (et_text == et.name
+                                                                  or et_text.lower() == "undefined")):
             if et_text != given.name:           # (OpenVINO reads the declared type, checks the body on it, then
                 self.declared_differs = True    # takes the input's)
                 said = f"element_type={et_text}" if et_text is not None else "has no element_type"
@@ -104,8 +104,7 @@ class Parameters:
             self.finding("bad-attribute", f'Parameter element_type="{et_text}" is not an element type OpenVINO'
                          f' reads: read_model refuses the file ("{et_text} is not a member of enum element::Type_t")',
                          layer.data_line, layer)
-        elif et_text.lower() != et.name and et_text.lower() != "undefined":   # (a name in any case is read: F32,
-            #                                                             Bf16, Undefined; FP32 is not)
+        elif et_text.lower() not in (et.name, "undefined"):    # (read in any case: F32, Bf16, Undefined; not FP32)
             self.finding("bad-attribute", f'Parameter element_type="{et_text}" is not written as OpenVINO names'
                          f' element types ("{et.name}", in any case): read_model refuses the file ("is not a member'
                          ' of enum element::Type_t")', layer.data_line, layer)

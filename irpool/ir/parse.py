@@ -164,10 +164,10 @@ _FIRST_FEED = 1 << 20     # the first time: most models' whole file, read as one
 
 
 def _release(parser) -> None:
-    """Let the document a pull parser read be freed when irpool drops it, not at Python's next full collection:
-    lxml makes a cycle of them (the document holds its parser, whose tag filter holds the document), which kept
-    every checked tree alive until the cycle collector ran, and then freed several at once (DenseNet-121 in a
-    loop: every third check 7-10 ms slower). A tiny document read next takes the filter's hold."""
+    """Let the document a pull parser read be freed when irpool drops it, not when Python's cycle collector next
+    runs: lxml makes a cycle of them (the document holds its parser, whose tag filter holds the document), which
+    kept every checked tree until a collection freed several at once (DenseNet-121 in a loop: every third check
+    7-10 ms slower). A tiny document read next takes the filter's hold."""
     try:
         parser.feed(b"<r/>")
         parser.close()
