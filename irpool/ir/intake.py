@@ -111,9 +111,10 @@ class Intake:
     def layers(self, holder, n) -> None:
         """A batch of <layers>' children, each read light where it can be (the common case) or in full."""
         problems = self.doc.problems
-        quick = self.quick_reader(_only_dims(holder)) if not self.doc.is_snippet and not self.shadow else None
+        quick = self.quick if not self.doc.is_snippet and not self.shadow else None
+        plain = None if quick is None else _only_dims(holder)
         for el in holder[:n]:
-            if quick is not None and quick(el):
+            if quick is not None and quick(el, plain):
                 continue
             if el.tag != "layer":
                 belongs(el, holder, problems)               # (a problem, with its line)
@@ -147,65 +148,31 @@ class Intake:
                     data = el.find("data")
                     self.source(len(self.seen) - 1, ltype, data.attrib if data is not None else None)
 
-    def quick_reader(self, plain):
-        """The quick path for a batch (`plain`: every port's children are <dim>s): `quick(el)` takes a layer only its
-        ports matter of (one irpool does not model, a Const), new and clean as written, as layers() would, in fewest
-        steps (light_ports and remember written out, lookups bound once a batch); False, nothing done, if not."""
-        kinds, builds, shipped, known, spelled, plain_id = _KINDS, _BUILDS, SHIPPED, ids.PORTS, spellings(), ids.plain
-        seen, sigs = self.seen, self.sigs
-        row_of, add_row, numbers, odd = seen.row, seen.add, sigs.numbers, sigs.odd
-        needs, rooted, types, roots = self.graph.needs, self.rooted, self.types, self.graph.roots
-        one_input = self.doc.ir_version == "10"        # (v10: a layer needs an edge into its first port only)
-
-        def quick(el) -> bool:
-            get = el.get
-            lid, written = get("id"), get("type")
-            kind = kinds[written]
-            if kind == _OTHER or el.tag != "layer":
+    def quick(self, el, plain) -> bool:
+        """A layer that only its ports' dims matter of (the common case: a layer irpool does not model, or a Const),
+        new and clean as written, taken in the fewest steps (what layers() would do, less the lookups that find
+        nothing); False, and nothing done, where it is anything else. `plain`: every port's children are <dim>s."""
+        get = el.get
+        lid, written = get("id"), get("type")
+        kind = _KINDS[written]
+        if kind == _OTHER or el.tag != "layer":
+            return False
+        name, version = get("name"), get("version")
+        if lid is None or name is None or version not in SHIPPED or not _BUILDS[version][written] \
+                or not ids.plain(lid) or self.seen.row(lid) is not None:
+            return False
+        ports = light_ports(el, plain, checked=True)
+        if ports is None:
+            return False
+        given = None
+        if kind == _CONST:
+            given = self.quick_const(el, lid, len(ports[0]) > 1 or ports[1])
+            if given is None:
                 return False
-            name, version = get("name"), get("version")
-            if lid is None or name is None or version not in shipped or not builds[version][written] \
-                    or not plain_id(lid) or row_of(lid) is not None:
-                return False
-            outs = ins = None
-            for section in el.iterchildren("input", "output"):      # (light_ports)
-                out = section.tag == "output"
-                if (outs if out else ins) is not None:
-                    return False
-                ports = []
-                for p in section:
-                    pid = p.get("id")
-                    if pid not in known or p.tag != "port" or out and p.get("precision") not in spelled:
-                        return False
-                    ports.append((pid, tuple([d.text for d in p] if plain else
-                                             [d.text for d in p.iterchildren("dim")])))
-                if len(ports) > 1 and len({pid for pid, _ in ports}) != len(ports):
-                    return False
-                outs, ins = (tuple(ports), ins) if out else (outs, tuple(ports))
-            outs, ins, given = outs or (), ins or (), None
-            if kind == _CONST:
-                given = self.quick_const(el, lid, len(outs) > 1 or ins)
-                if given is None:
-                    return False
-            key = (written, outs, ins)                     # (remember)
-            number = numbers.get(key)
-            if number is None:
-                number = sigs.add(key)
-                if self.odd_dims(lid, name, written, (outs, ins), el) and number >= 0:
-                    odd.add(number)
-            elif number in odd:
-                self.odd_dims(lid, name, written, (outs, ins), el)
-            row = add_row(lid, name, number)
-            if lid in rooted:
-                roots.append(row)                           # (a shadowed Result's id: the reader walks back from it)
-            if ins:                                         # (graph.layer: each input port needs its edge)
-                needs.add((row, 1 if one_input else min(len(ins), 8), line_of(el) or 0))
-            elif given is not None:                         # (const_read)
-                types.keep(row, given)
-                if self.weights.missing:
-                    self.weightless.extend((row, line_of(el)))
-            return True
-        return quick
+        self.remember(lid, name, written, ports, el)
+        if given is not None:
+            self.const_read(given, el)
+        return True
 
     def quick_const(self, el, lid, odd_ports):
         """A Const on the quick path: the type it gives, where its <data> is clean as written (and it is kept if it

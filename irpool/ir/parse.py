@@ -395,11 +395,13 @@ def light_ports(el, plain=False, checked=False):
     `plain`: every child of its ports is a <dim> (a third faster); `checked`: its id and type are there."""
     if not checked and (el.get("id") is None or el.get("type") is None):
         return None
-    sides, spelled, known = {}, spellings(), ids.PORTS
+    outs = ins = None
+    spelled, known = spellings(), ids.PORTS
     for section in el.iterchildren("input", "output"):
-        if section.tag in sides:
+        out = section.tag == "output"
+        if (outs if out else ins) is not None:
             return None
-        ports, out = [], section.tag == "output"
+        ports = []
         for p in section:
             pid = p.get("id")
             if pid not in known or p.tag != "port" or out and p.get("precision") not in spelled:
@@ -407,8 +409,8 @@ def light_ports(el, plain=False, checked=False):
             ports.append((pid, tuple([d.text for d in p] if plain else [d.text for d in p.iterchildren("dim")])))
         if len(ports) > 1 and len({pid for pid, _ in ports}) != len(ports):
             return None
-        sides[section.tag] = tuple(ports)
-    return sides.get("output", ()), sides.get("input", ())
+        outs, ins = (tuple(ports), ins) if out else (outs, tuple(ports))
+    return outs or (), ins or ()
 
 
 def _port(el, problems, layer, notes=None) -> Port:

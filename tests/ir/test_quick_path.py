@@ -1,4 +1,4 @@
-"""check's quick path (intake.Intake.quick_reader: a layer only whose ports matter, taken in one step) says exactly what
+"""check's quick path (intake.Intake.quick: a layer only whose ports matter, taken in one step) says exactly what
 the full reader says, on files as OpenVINO writes them and on every way a hand breaks such a layer that the quick
 path must hand over: the full path is the slow reference here (the one the OpenVINO comparisons judge)."""
 import importlib
@@ -111,7 +111,7 @@ def _said(report):
 
 
 def _full_path(monkeypatch):
-    monkeypatch.setattr(intake.Intake, "quick_reader", lambda self, plain: lambda el: False)
+    monkeypatch.setattr(intake.Intake, "quick", lambda self, el, plain: False)
 
 
 @pytest.mark.parametrize("what, old, new", EDITS, ids=[e[0] for e in EDITS])
@@ -142,20 +142,16 @@ def test_the_quick_path_on_the_examples(name, monkeypatch):
 def test_the_quick_path_is_taken():
     """The layers it exists for do take it (else the test above compares the full path with itself)."""
     taken = []
-    original = intake.Intake.quick_reader
+    original = intake.Intake.quick
 
-    def counting(self, plain):
-        quick = original(self, plain)
-
-        def counted(el):
-            ok = quick(el)
-            taken.append((el.get("type"), ok))
-            return ok
-        return counted
-    intake.Intake.quick_reader = counting
+    def counting(self, el, plain):
+        ok = original(self, el, plain)
+        taken.append((el.get("type"), ok))
+        return ok
+    intake.Intake.quick = counting
     try:
         irpool.check(NET)
     finally:
-        intake.Intake.quick_reader = original
+        intake.Intake.quick = original
     assert set(taken) == {("Parameter", False), ("Const", True), ("Convolution", True), ("ReLU", True),
                           ("MaxPool", False), ("Result", False)}

@@ -205,7 +205,6 @@ def test_signatures_kept_as_bytes_give_the_same_findings(tmp_path):
         assert [str(f) for f in irpool.check(broken).findings] == want
 
 
-
 EXAMPLES = pathlib.Path(__file__).parent.parent.parent / "examples"
 
 
