@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from copy import deepcopy as copy_of
 from dataclasses import dataclass, field
-from importlib import resources
 
 from lxml import etree
 
+from .. import opdefs
 from ..errors import IRError
 from ..limits import MAX_BYTES
 from . import ids
@@ -112,7 +112,7 @@ _RNG = None
 def _schema() -> etree.RelaxNG:
     global _RNG
     if _RNG is None:
-        text = resources.files("irpool.schemas").joinpath("ir.rng").read_bytes()
+        text = opdefs.read_bytes("ir.rng")
         _RNG = etree.RelaxNG(etree.fromstring(text))
     return _RNG
 
