@@ -4,9 +4,9 @@ from .core import PoolSpec, output_shape, pool
 from .frontend import check, explain, fix, load, run
 from .ir import Program
 from .report import Finding, Report
+from .version import __version__
 
 __all__ = ["IRError", "Finding", "Report", "check", "explain", "fix", "run", "load", "Program", "PoolSpec", "output_shape", "pool"]
-__version__ = "0.1.0"
 
 
 def __getattr__(name):

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from . import __version__
+from .version import __version__
 from .errors import IRError
 from .limits import MAX_BYTES
 

@@ -8,7 +8,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__
+from .version import __version__
 from .codes import codes
 from .report import pooling_summary, unchecked_summary
 
