@@ -80,7 +80,11 @@ def test_layer_table_answers_as_a_dict_would():
         ref[lid] = (table.add(lid, name, i), name, i)
     assert len(table) == len(ref)
     for lid, (row, name, value) in rng.sample(sorted(ref.items()), len(ref)):
-        assert (table.row(lid), table.id(row), table.name(row), table.value[row]) == (row, lid, name, value)
+        assert (table.row(lid), table.id(row), table.value[row]) == (row, lid, value)
+    # every name in row order (a name's block is decompressed once), then a few hundred in random order
+    assert [table.name(row) for row, _, _ in sorted(ref.values())] == [name for _, name, _ in sorted(ref.values())]
+    for lid, (row, name, value) in rng.sample(sorted(ref.items()), 300):
+        assert table.name(row) == name
     for missing in ("1", "2", str(3 * 150000 + 1), "y", "00", ""):
         assert table.row(missing) is None or missing in ref
 
@@ -101,7 +105,10 @@ def test_layer_table_of_ids_that_are_their_rows_answers_as_a_dict_would():
             ref[lid] = (table.add(lid, name, value), name, value)
         assert table._identity == (break_at is None)
         for lid, (row, name, value) in rng.sample(sorted(ref.items()), 5000):
-            assert (table.row(lid), table.id(row), table.name(row), table.value[row]) == (row, lid, name, value)
+            assert (table.row(lid), table.id(row), table.value[row]) == (row, lid, value)
+        assert [table.name(row) for row, _, _ in sorted(ref.values())] == [name for _, name, _ in sorted(ref.values())]
+        for lid, (row, name, value) in rng.sample(sorted(ref.items()), 300):
+            assert table.name(row) == name
         for missing in ("120000", "-1", "00", "x", str(10 ** 9)):
             assert table.row(missing) is None or missing in ref
 
