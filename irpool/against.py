@@ -158,8 +158,9 @@ def _ask(runtime: str, request: dict, folder: str, cpu: str | None) -> dict:
 
 
 def against(runtime: str, file: str, program, inputs: dict, ours: dict, *, layer=None, bin=None,  # noqa: A002
-            cpu=None, out=sys.stdout) -> int:
+            cpu=None, out=None) -> int:
     """Run `runtime` on what irpool ran (`ours`: its outputs) and print the comparison: 0 equal bits, 1 not."""
+    out = out or sys.stdout
     with tempfile.TemporaryDirectory(prefix="irpool-against-") as folder:
         answer = _ask(runtime, _request(runtime, file, program, inputs, layer, bin, folder), folder, cpu)
     name = RUNTIMES[runtime][1]
