@@ -20,7 +20,8 @@ from .opdefs import load as load_schema
 
 # runtime -> (the module it needs, its name in the report, how to install it)
 RUNTIMES = {
-    "openvino": ("openvino", "OpenVINO", "pip install openvino (from irpool's checkout: pip install '.[against-openvino]')"),
+    "openvino": ("openvino", "OpenVINO",
+                 "pip install openvino (from irpool's checkout: pip install '.[against-openvino]')"),
     "onnxruntime": ("onnxruntime", "onnxruntime",
                     "pip install onnxruntime (from irpool's checkout: pip install '.[against-onnxruntime]')"),
 }
@@ -120,12 +121,46 @@ def _request(runtime, file, program, inputs, layer, bin, folder) -> dict:  # noq
                 "inputs": _write_inputs(folder, {program.pool.node.input[0]: x})}
     from .ir.consts import bin_path
     if program.snippet is not None and layer is None:
-        raise IRError(f"--against {runtime}: {file} is a bare <layer>, which OpenVINO does not read: put it in a net"
-                      " (Parameter -> layer -> Result), or run the net holding it with --layer")
+        x = np.asarray(next(iter(inputs.values())))
+        return {"model": _in_a_net(file, x, program.output_names, folder), "cut": None,
+                "inputs": _write_inputs(folder, {"0": x})}
     weights = bin_path(bin, file)
     cut = None if layer is None else {"name": program.snippet.name, "type": program.snippet.type}
     return {"model": os.path.abspath(file), "weights": weights if weights and os.path.isfile(weights) else None,
             "cut": cut, "inputs": _write_inputs(folder, inputs)}
+
+
+def _in_a_net(file: str, x: np.ndarray, names: list, folder: str) -> str:
+    """A bare <layer> file, which OpenVINO does not read, as the net it reads: a Parameter "0" typed and shaped
+    as `x` feeding the layer's first input port, a Result named by each output port's id (as irpool keys them)."""
+    from lxml import etree
+
+    from .ir.elements import of_dtype
+    layer = etree.parse(file).getroot()
+    element = of_dtype(x.dtype)
+    if element is None:
+        raise IRError(f"--against: OpenVINO has no element type for an input of {x.dtype}")
+    dims = "".join(f"<dim>{d}</dim>" for d in x.shape)
+    lid = layer.get("id")
+    free = int(lid) + 1 if lid and lid.isdigit() else 0           # (read_model takes numeric ids only)
+    parts = [f'<net name="irpool_against" version="11"><layers><layer id="{free}" name="0" type="Parameter"'
+             f' version="opset1"><data shape="{",".join(map(str, x.shape))}" element_type="{element.name}"/>'
+             f'<output><port id="0" precision="{element.precision}">{dims}</port></output></layer>']
+    for port in layer.findall("output/port"):
+        port.set("precision", port.get("precision") or "FP32")    # (read_model needs one; the op's type wins)
+    parts += [etree.tostring(layer, encoding="unicode", with_tail=False)]
+    first = layer.find("input/port").get("id")
+    edges = [f'<edge from-layer="{free}" from-port="0" to-layer="{lid}" to-port="{first}"/>']
+    for i, port in enumerate(layer.findall("output/port")):
+        rid = free + 1 + i
+        dims = "".join(etree.tostring(d, encoding="unicode", with_tail=False) for d in port.findall("dim"))
+        parts.append(f'<layer id="{rid}" name="{names[i] if i < len(names) else rid}" type="Result" version="opset1">'
+                     f'<input><port id="0">{dims}</port></input></layer>')
+        edges.append(f'<edge from-layer="{lid}" from-port="{port.get("id")}" to-layer="{rid}" to-port="0"/>')
+    path = os.path.join(folder, "layer_in_a_net.xml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(parts) + "</layers><edges>" + "".join(edges) + "</edges></net>")
+    return path
 
 
 _CHILD = "import sys; sys.path.insert(0, sys.argv.pop(1)); from irpool.against_child import main; main()"
@@ -171,7 +206,7 @@ def against(runtime: str, file: str, program, inputs: dict, ours: dict, *, layer
     print(f"CPU: {machine()}", file=out)
     for what in ("refused", "crashed"):
         if what in answer:
-            print(f"{name} {'refuses the model' if what == 'refused' else 'crashed'}: {answer[what]}", file=out)
+            print(f"{name} {'refuses it' if what == 'refused' else 'crashed'}: {answer[what]}", file=out)
             return 1
     comparisons = _pair(ours, answer["outputs"], layer is not None or program_kind(file) == "onnx")
     for key, c in comparisons:

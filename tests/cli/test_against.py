@@ -156,6 +156,18 @@ def test_a_whole_net_by_result_names_equals_openvino(tmp_path, capsys):
     assert "cut at" not in out
 
 
+def test_a_bare_layer_is_put_in_a_net(tmp_path, capsys):
+    """A bare <layer> file (examples/seed_maxpool_explicit.xml, with its dilations written out), which read_model
+    does not take: run in a net of a Parameter, the layer and a Result per output port."""
+    import pathlib
+    seed = (pathlib.Path(__file__).parent.parent.parent / "examples" / "seed_maxpool_explicit.xml").read_text()
+    (tmp_path / "layer.xml").write_text(seed.replace("<data ", '<data dilations="1,1" ', 1))
+    np.save(tmp_path / "x.npy", np.random.default_rng(4).standard_normal((1, 3, 32, 32)).astype(F32))
+    status, out, err = _cli(capsys, "run", tmp_path / "layer.xml", "-i", f"0={tmp_path / 'x.npy'}", "--against",
+                            "openvino")
+    assert status == 0 and "\n1: equal bits (867 elements)\n2: equal (867 elements)\n" in out, (out, err)
+
+
 def test_a_planted_difference_is_found_where_it_is(tmp_path, capsys, monkeypatch):
     """irpool's output nudged after it is computed: one element 1 ulp, one 2 ulps, one NaN, one -0.0 for the
     plugin's +0.0, one index moved by 3; the report counts each apart and shows both values where they are."""
@@ -271,3 +283,20 @@ def test_onnxruntime_on_ir_and_standard_input_are_usage_errors(tmp_path, capsys)
     assert status == 2 and "use --against openvino" in err
     status, _, err = _cli(capsys, "run", "-", "-i", f"image={tmp_path / 'x.npy'}", "--against", "openvino")
     assert status == 2 and "not standard input" in err
+
+
+def test_a_cpu_tier_runs_the_runtime_under_its_isa_limit(tmp_path, capsys):
+    """--cpu avx2: the plugin run under ONEDNN_MAX_CPU_ISA=AVX2 (MaxPool's bits are the same on every tier);
+    a tier above this machine's is a usage error."""
+    from irpool import cpu
+    host = cpu.host()
+    if host is None or "avx2" not in host.isas:
+        pytest.skip("this machine's CPU tier is below avx2, or unknown")
+    net, _ = _ir_net(tmp_path), _input(tmp_path)
+    argv = ["run", net, "--layer", "the_pool", "-i", f"0={tmp_path / 'x.npy'}", "--against", "openvino"]
+    status, out, err = _cli(capsys, *argv, "--cpu", "avx2")
+    assert status == 0 and ", ONEDNN_MAX_CPU_ISA=AVX2" in out and "\n1: equal bits" in out, (out, err)
+    above = [t.name for t in cpu.tiers() if t.name not in host.isas]
+    if above:
+        status, out, err = _cli(capsys, *argv, "--cpu", above[-1])
+        assert status == 2 and f"not at {above[-1]}" in err and not out, (out, err)
