@@ -42,7 +42,7 @@ def ready(runtime: str, file: str, cpu: str | None) -> None:
     from .frontend import kind
     module, name, install = RUNTIMES[runtime]
     if not _installed(module):
-        raise IRError(f"--against {runtime}: {name} is not installed: {install}")
+        raise IRError(f"--against {runtime}: {name} is not installed: {install}", code="needs-extra")
     if file == "-":
         raise IRError(f"--against {runtime} reads the model from its file: give a path, not standard input")
     if kind(file) == "ir" and runtime == "onnxruntime":

@@ -14,7 +14,8 @@ from .limits import MAX_BYTES
 EXIT_CODES = """exit status:
   0  every file is clean (warnings allowed, unless --strict)
   1  a finding that fails: an error (or, with --strict, a warning; a note never fails); --diff: a fix to
-     make; explain: a layer cannot be computed, or a declared dim differs from the computed one
+     make; explain: a layer cannot be computed, or a declared dim differs from the computed one; run --against:
+     the runtime's bits differ (or it refuses)
   2  a file cannot be read or is neither OpenVINO IR nor an ONNX model, or the command line is wrong
   141  standard output was closed early (e.g. | head)"""
 
