@@ -201,7 +201,7 @@ def against(runtime: str, file: str, program, inputs: dict, ours: dict, *, layer
     name = RUNTIMES[runtime][1]
     isa = _isa_limit(cpu)
     print(f"against {name} {answer['version']}: {HOW[runtime]}" + (f", ONEDNN_MAX_CPU_ISA={isa}" if isa else "")
-          + (f"; the model cut at {_where(program)}" if layer is not None and program_kind(file) == "ir" else ""),
+          + _what_ran(program, file, layer),
           file=out)
     print(f"CPU: {machine()}", file=out)
     for what in ("refused", "crashed"):
@@ -228,9 +228,14 @@ def program_kind(file: str) -> str:
     return kind(file)
 
 
-def _where(program) -> str:
+def _what_ran(program, file: str, layer) -> str:
+    if program_kind(file) == "onnx":
+        return f"; node {program.pool.name!r} ({program.pool.node.op_type}) as a one-node model"
     s = program.snippet
-    return f"layer id={s.id} name={s.name!r} ({s.type})"
+    if s is None:
+        return ""
+    return f"; the model cut at layer id={s.id} name={s.name!r} ({s.type})" if layer is not None else \
+        f"; the bare layer id={s.id} name={s.name!r} ({s.type}) in a net"
 
 
 def _pair(ours: dict, theirs: list, by_order: bool) -> list:

@@ -265,6 +265,23 @@ def test_a_documented_difference_is_named_or_the_bits_agree(tmp_path, capsys):
         assert status == 1 and "documented: a global ReduceMean" in out, (out, err)
 
 
+def test_a_refusal_and_a_crash_of_the_runtime_are_reported(tmp_path, capsys, monkeypatch):
+    """examples/seed_maxpool_valid.xml as it is (no dilations attribute), put in a net whose Results read both
+    outputs: OpenVINO 2026.4 compiles it but its reference MaxPool refuses to infer (its dilations have one
+    value); a runtime that dies is reported too. Both exit 1, never a traceback."""
+    import pathlib
+
+    import irpool.against
+    seed = pathlib.Path(__file__).parent.parent.parent / "examples" / "seed_maxpool_valid.xml"
+    np.save(tmp_path / "x.npy", np.zeros((1, 3, 32, 32), F32))
+    argv = ["run", seed, "-i", f"0={tmp_path / 'x.npy'}", "--against", "openvino"]
+    status, out, err = _cli(capsys, *argv)
+    assert status == 1 and "\nOpenVINO refuses it: " in out and "bare layer id=1" in out, (out, err)
+    monkeypatch.setattr(irpool.against, "_CHILD", "import os; os.abort()")
+    status, out, err = _cli(capsys, *argv)
+    assert status == 1 and "\nOpenVINO crashed: exit status -6" in out, (out, err)
+
+
 # -- usage errors (exit 2) ---------------------------------------------------------------------------------------
 
 def test_a_runtime_not_installed_is_a_usage_error_naming_the_extra(tmp_path, capsys, monkeypatch):
