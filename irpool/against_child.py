@@ -65,7 +65,7 @@ def run_openvino(request: dict, inputs: dict) -> tuple:
     for port, array in fed.items():
         request_.set_tensor(port, _ov_tensor(ov, array, port.get_element_type()))
     request_.infer()
-    outs = [_from_ov(request_.get_output_tensor(i)) for i in range(len(compiled.outputs))]
+    outs = [_from_ov(ov, request_.get_output_tensor(i)) for i in range(len(compiled.outputs))]
     return list(zip(names, outs))
 
 
@@ -78,10 +78,10 @@ def _ov_tensor(ov, array: np.ndarray, element):
     return ov.Tensor(np.ascontiguousarray(array))
 
 
-def _from_ov(tensor) -> tuple:
+def _from_ov(ov, tensor) -> tuple:
     """(array, element type name as numpy or ml_dtypes names it): bf16 comes back by its bits."""
     data = np.array(tensor.data, copy=True)
-    if str(tensor.element_type) == "<Type: 'bfloat16'>" or tensor.element_type.get_type_name() == "bf16":
+    if tensor.element_type == ov.Type.bf16:
         return data.view(np.uint16), "bfloat16"
     return data, data.dtype.name
 
