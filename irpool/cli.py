@@ -14,7 +14,8 @@ from .limits import MAX_BYTES
 EXIT_CODES = """exit status:
   0  every file is clean (warnings allowed, unless --strict)
   1  a finding that fails: an error (or, with --strict, a warning; a note never fails); --diff: a fix to
-     make; explain: a layer cannot be computed, or a declared dim differs from the computed one
+     make; explain: a layer cannot be computed, or a declared dim differs from the computed one; run --against:
+     the runtime's bits differ (or it refuses)
   2  a file cannot be read or is neither OpenVINO IR nor an ONNX model, or the command line is wrong
   141  standard output was closed early (e.g. | head)"""
 
@@ -158,6 +159,9 @@ def _run(args) -> int:
     npy = args.output is not None and args.output.lower().endswith(".npy")
     if args.output is not None:
         target(args.output)                      # before computing anything
+    if args.against:
+        from .against import ready
+        ready(args.against, args.file, _cpu(args))
     inputs = load_arrays(args.input)
     if not inputs:
         raise IRError("give the inputs with -i NAME=file.npy (NAME: a Parameter's name; 0 for a bare layer or"
@@ -172,6 +176,10 @@ def _run(args) -> int:
     if args.output is not None:
         written = write_npy(args.output, next(iter(outputs.values()))) if npy else write_npz(args.output, outputs)
         print(f"wrote {written}")
+    if args.against:
+        from .against import against
+        return against(args.against, args.file, program, inputs, outputs, layer=args.layer, bin=args.bin,
+                       cpu=_cpu(args))
     return 0
 
 
@@ -316,7 +324,8 @@ def _run_parser(sub, fmt) -> None:
     p = sub.add_parser("run", formatter_class=fmt, help="execute a net of Parameter, pooling and Result layers",
                        epilog=EXIT_CODES + "\n\nexamples:\n  irpool run model.xml -i image=x.npy -o out.npz\n"
                                            "  irpool run layer.xml -i 0=x.npy\n"
-                                           "  irpool run resnet50.xml --layer pool1 -i 0=x.npy -o pool1.npz")
+                                           "  irpool run resnet50.xml --layer pool1 -i 0=x.npy -o pool1.npz\n"
+                                           "  irpool run model.onnx --layer pool -i 0=x.npy --against onnxruntime")
     p.add_argument("file", metavar="FILE", help="an IR .xml file (a net or a bare <layer>), an .onnx model (with"
                    " --layer NODE), or - for standard input")
     p.add_argument("-i", "--input", action="append", default=[], metavar="NAME=x.npy",
@@ -331,6 +340,9 @@ def _run_parser(sub, fmt) -> None:
                    " holds, on its data input (-i 0=x.npy); outputs are keyed by its output port ids")
     p.add_argument("--bin", metavar="PATH", help="the weights file, for --layer's shape input (default: the .bin"
                    " beside the .xml)")
+    p.add_argument("--against", choices=("openvino", "onnxruntime"), help="run the same net, layer or node in the"
+                   " installed runtime on the same input (a --layer: the model cut at it) and compare the bits:"
+                   " exit 1 where they differ")
     p.set_defaults(func=_run)
 
 
