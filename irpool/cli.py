@@ -166,7 +166,10 @@ def _run(args) -> int:
     if npy and len(program.output_names) != 1:
         raise IRError(f"-o {args.output}: a .npy holds one array, and this run gives {len(program.output_names)}"
                       f" ({', '.join(program.output_names)}): write them to an .npz")
-    outputs = program.run(inputs, args.threads)
+    try:
+        outputs = program.run(inputs, args.threads)
+    except IRError as e:
+        raise inputs.blame(e) from None            # (names the -i file a refused array came from)
     for name, arr in outputs.items():
         print(f"{name}: {arr.dtype} {list(arr.shape)}")
     if args.output is not None:

@@ -142,15 +142,32 @@ def _worth_processes(items) -> bool:
     return False
 
 
-def load_arrays(items) -> dict:
+class Arrays(dict):
+    """load_arrays' {name: array}, with the file each was read from (`origins`): a refused input is named by it."""
+
+    def __init__(self):
+        super().__init__()
+        self.origins = {}
+
+    def blame(self, e: IRError) -> IRError:
+        """A refusal of an input array (bad-input: its rank, dims, element type) with the -i file it came from,
+        so the message says the input's fault, not the model's; other errors as they are."""
+        named = [k for k in self.origins if f"input {k!r}" in e.reason] or list(self.origins)
+        if e.code != "bad-input" or len(named) != 1:
+            return e
+        return IRError(f"{self.origins[named[0]]} (-i {named[0]}): {e.reason}", file=e.file, line=e.line,
+                       layer_id=e.layer_id, layer_name=e.layer_name, layer_type=e.layer_type, code=e.code)
+
+
+def load_arrays(items) -> Arrays:
     """`-i NAME=file.npy`, `-i NAME=file.npz` (its array NAME, or its only array) or `-i file.npz` (every
     array by its own name): {name: array}; a name given twice, or a file numpy cannot read, is refused."""
-    arrays = {}
+    arrays = Arrays()
 
     def add(name, array, origin):
         if name in arrays:
             raise IRError(f"-i gives input {name!r} twice (again from {origin})")
-        arrays[name] = array
+        arrays[name], arrays.origins[name] = array, origin
 
     for item in items:
         name, sep, path = item.partition("=")
