@@ -109,7 +109,7 @@ def _drawing(p, rounding: str) -> list:
     extra = None
     if rounding == "ceil_torch":
         if out_length(p.length, p.dilated_kernel, p.stride, p.pad_begin, p.pad_end, "ceil") != p.out:
-            extra = (f"starts at {p.out * p.stride - p.pad_begin}, in the end padding: rounding_type ceil_torch"
+            extra = (f"starts at cell {p.out * p.stride - p.pad_begin}, in the end padding: rounding_type ceil_torch"
                      " drops it, ceil would keep it")
     return drawing.axis(p.name, p.length, p.kernel, p.stride, p.dilation, p.pad_begin, p.pad_end, p.out, extra)
 

@@ -52,7 +52,7 @@ def _entry(j) -> dict:
                 more = [k for k in ("onnx", "openvino") if isinstance(per[k], int) and per[k] > p.out]
                 note = None
                 if more:
-                    note = (f"starts at {p.out * p.stride - p.pad_begin}, in the end padding: onnxruntime's kernel"
+                    note = (f"starts at cell {p.out * p.stride - p.pad_begin}, in the end padding: onnxruntime's kernel"
                             f" drops it (ceil_mode); {' and '.join(_who(k, j) for k in more)} keep it")
                 ax["drawing"] = drawing.axis(names[i], p.length, p.kernel, p.stride, p.dilation, p.pad_begin,
                                              p.pad_end, p.out, note)
