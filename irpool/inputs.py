@@ -173,6 +173,13 @@ class Arrays(dict):
         super().__init__()
         self.origins = {}
 
+    def run(self, program, threads=None) -> dict:
+        """program.run(self, threads), a refused array named by the -i file it came from (blame)."""
+        try:
+            return program.run(self, threads)
+        except IRError as e:
+            raise self.blame(e) from None
+
     def blame(self, e: IRError) -> IRError:
         """A refusal of an input array (bad-input: its rank, dims, element type) with the -i file it came from,
         so the message says the input's fault, not the model's; other errors as they are."""

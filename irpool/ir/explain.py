@@ -119,7 +119,8 @@ def each_entry(source, sink, layer: str | None = None, *, max_bytes: int = MAX_B
     """Hand `sink` one dict per pooling layer as check reaches it (bodies included; a layer whose input
     waits for the edges comes after the others): its attributes with defaults applied, input, each axis's
     pads and arithmetic, each output port's computed and declared dims; `error` when it cannot be computed.
-    `layer` selects by id or name (irpool.select; id:/name: to say which); `shapes`: --shape (check's). Keeps nothing: memory stays as check's.
+    `layer` selects by id or name (irpool.select; id:/name: to say which); `shapes`: --shape (check's). Keeps
+    nothing: memory stays as check's.
     Returns how many were handed."""
     sel = select.parse(layer, key) if layer is not None else None
     count, by_id, by_name, known = 0, [], [], []

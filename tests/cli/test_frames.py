@@ -4,23 +4,14 @@ of one window. Expected numbers come from torch's and the runtimes' outputs, nev
 length says which window ceil_mode drops (its start, output length * stride - pad), and an all-ones input makes
 each runtime's divisor visible (a window's in-input taps over its output)."""
 import re
-import warnings
 
 import numpy as np
 import pytest
 
 from clitool import cli
+from exports import convert, export
 
 pytestmark = [pytest.mark.openvino, pytest.mark.onnxruntime, pytest.mark.onnx]
-
-
-def _export(torch, fn, shape, path, opset=17):
-    class M(torch.nn.Module):
-        def forward(self, x):
-            return fn(x)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(M(), torch.zeros(*shape), path, input_names=["x"], opset_version=opset, dynamo=False)
 
 
 @pytest.mark.parametrize("kind", ["onnx", "xml"])
@@ -35,11 +26,9 @@ def test_the_dropped_window_is_the_same_input_cell_in_the_arithmetic_and_the_dra
     else:
         fn = lambda x: torch.nn.functional.avg_pool2d(x, k, s, padding=p, ceil_mode=True)  # noqa: E731
     path = tmp_path / "m.onnx"
-    _export(torch, fn, (1, 1, length, length), path)
+    export(fn, (1, 1, length, length), path, input_names=["x"])
     if kind == "xml":
-        ov = pytest.importorskip("openvino")
-        ov.save_model(ov.convert_model(str(path)), str(tmp_path / "m.xml"))
-        path = tmp_path / "m.xml"
+        path = convert(path)
     out = fn(torch.zeros(1, 1, length, length)).shape[-1]
     start = out * s - p                                                     # torch's dropped window, input frame
     assert start >= length                                                  # (past the input's last cell)
@@ -63,8 +52,8 @@ def test_the_avgpool_divisor_warning_gives_both_divisors_of_the_window(tmp_path)
     ort = pytest.importorskip("onnxruntime")
     ov = pytest.importorskip("openvino")
     path = tmp_path / "avg.onnx"
-    _export(torch, lambda x: torch.nn.functional.avg_pool2d(x, 3, 2, padding=1, ceil_mode=True,
-                                                             count_include_pad=True), (1, 1, 6, 6), path)
+    export(lambda x: torch.nn.functional.avg_pool2d(x, 3, 2, padding=1, ceil_mode=True, count_include_pad=True),
+           (1, 1, 6, 6), path, input_names=["x"])
     ones = np.ones((1, 1, 6, 6), np.float32)
     y_ort = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"x": ones})[0]
     y_ov = ov.Core().compile_model(str(path), "CPU")(ones)[0]

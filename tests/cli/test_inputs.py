@@ -3,12 +3,12 @@ of another rank, dims or element type is refused as the input's fault, naming it
 what the model declares for it, as onnxruntime and OpenVINO refuse it (their refusals measured here); a --shape
 over a folder checks the files it does not fit without it, saying why in a note."""
 import json
-import warnings
 
 import numpy as np
 import pytest
 
 from clitool import cli
+from exports import conv_relu_pools, convert, export
 
 pytestmark = [pytest.mark.openvino, pytest.mark.onnxruntime, pytest.mark.onnx]
 
@@ -17,26 +17,11 @@ EXAMPLES = __import__("pathlib").Path(__file__).parent.parent.parent / "examples
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
-    """A torch net whose pool reads a Relu (no value_info: ONNX's inference alone knows its input) exported to
+    """A torch net whose MaxPool reads a Relu (no value_info: ONNX's inference alone knows its input) exported to
     ONNX and converted to IR, and arrays of the right shape and type, another rank, and float64."""
-    torch = pytest.importorskip("torch")
     ov = pytest.importorskip("openvino")
-
-    class Net(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.c = torch.nn.Conv2d(3, 4, 3)
-
-        def forward(self, x):
-            return torch.nn.functional.max_pool2d(torch.relu(self.c(x)), 3, 2, ceil_mode=True)
-
     folder = tmp_path_factory.mktemp("inputs")
-    onnx_path, xml = folder / "net.onnx", folder / "net.xml"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(Net().eval(), torch.zeros(1, 3, 17, 17), onnx_path, opset_version=17, dynamo=False,
-                          input_names=["image"])
-    ov.save_model(ov.convert_model(str(onnx_path)), str(xml), compress_to_fp16=False)
+    onnx_path, xml = conv_relu_pools(folder)
     rng = np.random.default_rng(5)
     arrays = dict(right=rng.standard_normal((1, 4, 15, 15)).astype(np.float32),
                   rank3=rng.standard_normal((4, 15, 15)).astype(np.float32),
@@ -120,21 +105,14 @@ def test_shape_over_a_folder_checks_the_files_it_does_not_fit_without_it(tmp_pat
     'input' has rank 3) and a 2-D one whose input is 'x', both also as IR; the walk ends 0, not 2, and each file
     --shape does not fit says why in a shape-not-applied note."""
     torch = pytest.importorskip("torch")
-    ov = pytest.importorskip("openvino")
 
-    def export(fn, shape, name, path):
-        class M(torch.nn.Module):
-            def forward(self, x):
-                return fn(x)
-        axes = {name: {i: f"d{i}" for i in range(2, len(shape))}}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(M(), torch.zeros(*shape), path, input_names=[name], dynamic_axes=axes, dynamo=False)
-        ov.save_model(ov.convert_model(str(path)), str(path.with_suffix(".xml")))
+    def export_both(fn, shape, name, path):
+        export(fn, shape, path, input_names=[name], dynamic_axes={name: {i: f"d{i}" for i in range(2, len(shape))}})
+        convert(path)
 
-    export(lambda x: torch.nn.functional.avg_pool2d(x, 3, 2), (1, 4, 20, 20), "input", tmp_path / "fits.onnx")
-    export(lambda x: torch.nn.functional.max_pool1d(x, 3, 2), (1, 4, 20), "input", tmp_path / "one_d.onnx")
-    export(lambda x: torch.nn.functional.max_pool2d(x, 2), (1, 4, 20, 20), "x", tmp_path / "named_x.onnx")
+    export_both(lambda x: torch.nn.functional.avg_pool2d(x, 3, 2), (1, 4, 20, 20), "input", tmp_path / "fits.onnx")
+    export_both(lambda x: torch.nn.functional.max_pool1d(x, 3, 2), (1, 4, 20), "input", tmp_path / "one_d.onnx")
+    export_both(lambda x: torch.nn.functional.max_pool2d(x, 2), (1, 4, 20, 20), "x", tmp_path / "named_x.onnx")
     r = cli("check", tmp_path, "--shape", "input=1,4,33,33", "--format", "json")
     assert r.returncode == 0, (r.stdout, r.stderr)
     files = {f["file"].rsplit("/", 1)[1]: f for f in json.loads(r.stdout)["files"]}

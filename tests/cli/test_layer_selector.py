@@ -6,7 +6,6 @@ the last pool is named after its output tensor, a number that is another pooling
 judged by torch's own pooling of the same array."""
 import json
 import re
-import warnings
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ from lxml import etree
 import irpool
 
 from clitool import cli
+from exports import conv_relu_pools
 
 pytestmark = [pytest.mark.openvino, pytest.mark.onnx]
 
@@ -22,24 +22,8 @@ pytestmark = [pytest.mark.openvino, pytest.mark.onnx]
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
     torch = pytest.importorskip("torch")
-    ov = pytest.importorskip("openvino")
-
-    class Net(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.c = torch.nn.Conv2d(3, 4, 3)
-            self.p = torch.nn.MaxPool2d(3, 2, ceil_mode=True)
-            self.a = torch.nn.AvgPool2d(3, 2, padding=1, ceil_mode=True, count_include_pad=False)
-
-        def forward(self, x):
-            return self.a(self.p(torch.relu(self.c(x))))
-
     folder = tmp_path_factory.mktemp("selector")
-    onnx_path, xml = folder / "net.onnx", folder / "net.xml"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(Net().eval(), torch.zeros(1, 3, 17, 17), onnx_path, opset_version=17, dynamo=False)
-    ov.save_model(ov.convert_model(str(onnx_path)), str(xml), compress_to_fp16=False)
+    onnx_path, xml = conv_relu_pools(folder)
     pools = [(el.get("id"), el.get("name"), el.get("type")) for el in etree.parse(str(xml)).iter("layer")
              if el.get("type") in ("MaxPool", "AvgPool")]
     x = np.random.default_rng(3).standard_normal((1, 4, 15, 15)).astype(np.float32)    # the MaxPool's input
