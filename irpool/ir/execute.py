@@ -123,13 +123,13 @@ def execute_family(layer: Layer, file, x, shape_input: tuple, threads) -> list:
     """An adaptive pool, or a reduction over the spatial axes, on the one core (values and, for AdaptiveMaxPool,
     indices)."""
     x = np.asarray(x)
+    _check_declared_input(layer, file, x)       # (an input of another rank is the input's fault, not the layer's)
     values, const_where = shape_input
     fl = interpret_family(layer, file, x.ndim, values, const_where)
     if fl is None:
         raise IRError(f"{layer.type} over axes {[int(v) for v in values]} of an input of rank {x.ndim} is not a"
                       " pooling: irpool runs reductions over exactly the spatial axes 2..rank-1", code="unsupported",
                       **layer.where(file))
-    _check_declared_input(layer, file, x)
     et = of_dtype(x.dtype)
     runs = load_defs("openvino")["ops"][fl.op]["run_types"]
     if et is None or et.name not in runs:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from clitool import cli
-from exports import conv_relu_pools, convert, export
+from exports import conv_relu_pools, convert, convert_torch, export
 
 pytestmark = [pytest.mark.openvino, pytest.mark.onnxruntime, pytest.mark.onnx]
 
@@ -72,6 +72,16 @@ def test_an_input_of_another_rank_names_the_file_its_shape_and_the_declared_dims
         assert "kernel" not in r.stderr and "spatial" not in r.stderr, r.stderr     # not the model's fault
     r = cli("run", models["xml"], "--layer", _pool(models["xml"]), "-i", f"0={folder / 'right.npy'}")
     assert r.returncode == 0, r.stderr
+    # an adaptive pool (a family layer, its output size a Const): the same, not "output_shape has 2 values"
+    torch = pytest.importorskip("torch")
+    xml = convert_torch(lambda x: torch.nn.functional.adaptive_avg_pool2d(x, (5, 7)), (1, 4, 15, 15),
+                        folder / "adaptive.xml")
+    from lxml import etree
+    (pool,) = [el for el in etree.parse(str(xml)).iter("layer") if el.get("type") == "AdaptiveAvgPool"]
+    declared = "[" + ",".join(d.text for d in pool.find("input/port").iter("dim")) + "]"     # (dynamic: -1s)
+    r = cli("run", xml, "--layer", f"id:{pool.get('id')}", "-i", f"0={rank3}")
+    assert r.returncode == 2 and str(rank3) in r.stderr and "[4, 15, 15]" in r.stderr and declared in r.stderr \
+        and "output_shape" not in r.stderr, r.stderr
     # a whole net's Parameter (the shipped net of Parameter, pools and Result, image [1,4,16,16]): the same
     rank3 = folder / "rank3.npy"
     r = cli("run", EXAMPLES / "small_net.xml", "-i", f"image={rank3}")

@@ -24,6 +24,17 @@ def convert(onnx_path):
     return xml
 
 
+def convert_torch(fn, shape, xml):
+    """The IR openvino.convert_model makes of a torch module (or function) traced on zeros of `shape` (its PyTorch
+    frontend: the path for what TorchScript's ONNX export refuses, adaptive pools of any size), saved at `xml`."""
+    torch = pytest.importorskip("torch")
+    ov = pytest.importorskip("openvino")
+    if not isinstance(fn, torch.nn.Module):
+        fn = _function(torch, fn)
+    ov.save_model(ov.convert_model(fn.eval(), example_input=torch.zeros(*shape)), str(xml), compress_to_fp16=False)
+    return xml
+
+
 def conv_relu_pools(folder):
     """(.onnx, .xml) of Conv 3->4 k3, ReLU, MaxPool2d(3, 2, ceil_mode), AvgPool2d(3, 2, pad 1, ceil_mode, not
     counting the pad) on 1x3x17x17, input 'image': the MaxPool reads a ReLU (no value_info in the export), and
