@@ -28,10 +28,10 @@ def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None, bin=No
         ['pooled', 'argmax']
         >>> outputs = program.run({"image": x})
 
-    `layer`: the id or name of one pooling-family layer of the net (MaxPool, AvgPool, AdaptiveAvgPool,
-    AdaptiveMaxPool, or a ReduceMean/ReduceMax over the spatial axes), run alone on its data input whatever else
-    the net holds (its outputs keyed by output port id, as for a bare <layer>); its shape input's Const is read
-    from `bin` (default: the .bin beside an .xml path)."""
+    `layer`: the id or name ("id:8", "name:8" to say which: irpool.select) of one pooling-family layer of the
+    net (MaxPool, AvgPool, AdaptiveAvgPool, AdaptiveMaxPool, or a ReduceMean/ReduceMax over the spatial axes), run
+    alone on its data input whatever else the net holds (its outputs keyed by output port id, as for a bare
+    <layer>); its shape input's Const is read from `bin` (default: the .bin beside an .xml path)."""
     doc = Document(source, max_bytes=max_bytes)
     program = Program(doc) if layer is None else Program.one_layer(doc, layer, bin)
     program.cpu_tier = cpu.selected()
