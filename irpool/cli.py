@@ -170,7 +170,7 @@ def _run(args) -> int:
     if npy and len(program.output_names) != 1:
         raise IRError(f"-o {args.output}: a .npy holds one array, and this run gives {len(program.output_names)}"
                       f" ({', '.join(program.output_names)}): write them to an .npz")
-    outputs = program.run(inputs, args.threads)
+    outputs = inputs.run(program, args.threads)          # (a refused array is named by its -i file)
     for name, arr in outputs.items():
         print(f"{name}: {arr.dtype} {list(arr.shape)}")
     if args.output is not None:
@@ -337,7 +337,7 @@ def _run_parser(sub, fmt) -> None:
     p.add_argument("--threads", type=_positive, default=None, metavar="N",
                    help="threads per pooling layer (default: every core)")
     p.add_argument("--layer", metavar="ID|NAME", help="run only this pooling layer of the net, whatever else the net"
-                   " holds, on its data input (-i 0=x.npy); outputs are keyed by its output port ids")
+                   " holds, on its data input (-i 0=x.npy); outputs keyed by its output port ids (id:ID, name:NAME)")
     p.add_argument("--bin", metavar="PATH", help="the weights file, for --layer's shape input (default: the .bin"
                    " beside the .xml)")
     p.add_argument("--against", choices=("openvino", "onnxruntime"), help="run the same net, layer or node in the"
@@ -361,7 +361,8 @@ def _explain_parser(sub, fmt) -> None:
                        epilog=EXIT_CODES + "\n\nexamples:\n  irpool explain model.xml --layer pool1\n"
                                            "  irpool explain model.xml --json")
     p.add_argument("file", metavar="FILE", help="an IR .xml file, an .onnx model, or - for standard input")
-    p.add_argument("--layer", metavar="ID|NAME", help="only the pooling layer (node) with this id or name")
+    p.add_argument("--layer", metavar="ID|NAME", help="only the pooling layer (node) with this id or name (id:ID,"
+                   " name:NAME)")
     p.add_argument("--bin", metavar="PATH", help="the weights file (default: the .bin beside the .xml)")
     p.add_argument("--json", action="store_true", help="one JSON document instead of text")
     p.add_argument("--shape", action="append", default=[], metavar="NAME=1,3,224,224",

@@ -2,10 +2,13 @@
 window and the last ones, and the window that starts in the end padding with the rule that keeps or drops
 it. The answer to "why 9 and not 10" is on the page.
 
-    cells -1..18   .ooooooooooooooooo.        (o input, . padding)
+    cells -1..18   .ooooooooooooooooo.        (o input from cell 0, . padding)
     window 0       ##                         cells -1..0
     window 8                        ##        cells 15..16
-    window 9 (?)                      #.      cells 17..18: starts at 17, in the end padding: ...
+    window 9 (?)                      #.      cells 17..18: starts at cell 17, in the end padding: ...
+
+Every cell number is in the input's frame (its first cell is 0, the begin padding's are negative), as the
+arithmetic lines say them (core/shape.py).
 """
 from __future__ import annotations
 
@@ -47,7 +50,7 @@ def axis(name: str, length: int, kernel: int, stride: int, dilation: int, pad_be
 
     label = f"{name} cells {lo}..{hi - 1}"
     width = max(len(label), 16)
-    lines = [f"{label:<{width}} {''.join(cell(p) for p in cols)}   (o input, . padding)"]
+    lines = [f"{label:<{width}} {''.join(cell(p) for p in cols)}   (o input from cell 0, . padding)"]
     for w, (a, b) in zip(shown, spans):
         taps = {a + t * dilation for t in range(kernel)}
         row = "".join(" " if p is None or not a <= p < b else "#" if p in taps else "-" for p in cols)
@@ -56,7 +59,7 @@ def axis(name: str, length: int, kernel: int, stride: int, dilation: int, pad_be
         if w >= out:
             note += f": {extra}"
         elif a >= length:
-            note += f": starts at {a}, in the end padding"
+            note += f": starts at cell {a}, in the end padding"
         lines.append(f"{tag:<{width}} {row.rstrip():<{len(cols)}}   {note}")
         if w == 0 and shown[1:2] and shown[1] > 1:
             lines.append(f"{'…':<{width}}")

@@ -49,7 +49,8 @@ def _check(source, max_bytes, explain, bin, shapes, file):  # noqa: A002
 
 def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None, bin=None,  # noqa: A002
          cpu: str | None = None):
-    """irpool.load on either front end: an IR Program, or one node of an .onnx model (layer= its name).
+    """irpool.load on either front end: an IR Program, or one node of an .onnx model (layer= its id or name, as
+    irpool.select reads it: "id:8" and "name:8" say which where "8" is one layer's id and another's name).
     `cpu`: the CPU tier whose verdicts and rounding an IR program follows ("host" by default; not "all")."""
     if kind(source) == "onnx":
         from .onnx.program import load as onnx_load

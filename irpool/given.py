@@ -24,10 +24,19 @@ def read(text_items) -> dict:
     return shapes
 
 
+class NotFitting(IRError):
+    """A --shape the model does not fit (`name`: the input it gives): exit 2 for a file named on the command
+    line; a file found in a folder is checked without it, with a shape-not-applied note (inputs.check_one)."""
+
+    def __init__(self, name: str, message: str, file: str | None = None):
+        super().__init__(message, file=file, code="shape-not-applied")
+        self.name = name
+
+
 def unknown(name: str, inputs, file: str | None = None) -> IRError:
     """--shape names no input of the model (`inputs`: the names it has)."""
-    return IRError(f"--shape {name}=...: the model has no input named {name!r} (its inputs: "
-                   + (", ".join(repr(n) for n in inputs) or "none") + ")", file=file)
+    return NotFitting(name, f"--shape {name}=...: the model has no input named {name!r} (its inputs: "
+                      + (", ".join(repr(n) for n in inputs) or "none") + ")", file=file)
 
 
 def fits(name: str, dims, declared, shown: str, file: str | None = None) -> None:
@@ -35,8 +44,9 @@ def fits(name: str, dims, declared, shown: str, file: str | None = None) -> None
     (lo, hi) per dim (hi None: unbounded; a number n is (n, n)), `shown` the input's shape as the message gives it."""
     said = f"--shape {name}={','.join(map(str, dims))}"
     if len(dims) != len(declared):
-        raise IRError(f"{said}: {len(dims)} dims, but input {name!r} is {shown}, of rank {len(declared)}", file=file)
+        raise NotFitting(name, f"{said}: {len(dims)} dims, but input {name!r} is {shown}, of rank {len(declared)}",
+                         file=file)
     for i, ((lo, hi), g) in enumerate(zip(declared, dims)):
         if g < lo or hi is not None and g > hi:
-            raise IRError(f"{said}: dim {i} is {g}, but input {name!r} declares {shown}: --shape may only give its"
-                          " dynamic dims, within their bounds", file=file)
+            raise NotFitting(name, f"{said}: dim {i} is {g}, but input {name!r} declares {shown}: --shape may only"
+                             " give its dynamic dims, within their bounds", file=file)

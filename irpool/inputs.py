@@ -10,8 +10,11 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
+from .codes import severity
 from .errors import IRError
 from .formats import FileResult
+from .given import NotFitting
+from .report import Finding
 
 STDIN = "-"
 
@@ -50,11 +53,31 @@ def check_one(item, max_bytes: int, bin=None, shapes=None, cpu=None) -> FileResu
     from .frontend import check
     name, source, found = item
     try:
-        report = check(sys.stdin.buffer if source == STDIN else source, max_bytes=max_bytes, bin=bin,
-                       shapes=shapes, file=name, cpu=cpu)
+        report = _fitting(item, shapes, lambda shapes: check(sys.stdin.buffer if source == STDIN else source,
+                                                             max_bytes=max_bytes, bin=bin, shapes=shapes,
+                                                             file=name, cpu=cpu))
     except IRError as e:
         return _refused(item, e)
     return _result(name, report)
+
+
+def _fitting(item, shapes, call, report_of=lambda r: r):
+    """call(shapes): over a folder, a file that a --shape does not fit (no input of that name, another rank, a
+    dim it declares otherwise) is checked without that --shape, and the report says why in a shape-not-applied
+    note, first (in report_of(what call gives)); a file named alone refuses it (exit 2: a mistake in the command)."""
+    notes = []
+    while True:
+        try:
+            got = call(shapes or None)
+        except NotFitting as e:
+            if not item[2] or e.name not in shapes:
+                raise
+            notes.append(Finding("shape-not-applied", severity("shape-not-applied"), f"{e.reason}: checked on"
+                                 " the dims the file declares, without it", None, file=item[0]))
+            shapes = {k: v for k, v in shapes.items() if k != e.name}
+            continue
+        report_of(got).findings[:0] = notes
+        return got
 
 
 def _refused(item, e: IRError) -> FileResult:
@@ -78,8 +101,9 @@ def fix_one(item, max_bytes: int, bin=None, shapes=None, cpu=None) -> tuple:  # 
     name, source, _ = item
     try:
         data = _read_bytes(source, max_bytes)
-        fixed, done, report = fix(data, path=None if source == STDIN else source, file=name, bin=bin,
-                                  max_bytes=max_bytes, shapes=shapes, cpu=cpu)
+        fixed, done, report = _fitting(item, shapes, lambda shapes: fix(
+            data, path=None if source == STDIN else source, file=name, bin=bin, max_bytes=max_bytes, shapes=shapes,
+            cpu=cpu), lambda r: r[2])
     except IRError as e:
         return _refused(item, e), None, None
     return _result(name, report, done), data, fixed
@@ -142,15 +166,39 @@ def _worth_processes(items) -> bool:
     return False
 
 
-def load_arrays(items) -> dict:
+class Arrays(dict):
+    """load_arrays' {name: array}, with the file each was read from (`origins`): a refused input is named by it."""
+
+    def __init__(self):
+        super().__init__()
+        self.origins = {}
+
+    def run(self, program, threads=None) -> dict:
+        """program.run(self, threads), a refused array named by the -i file it came from (blame)."""
+        try:
+            return program.run(self, threads)
+        except IRError as e:
+            raise self.blame(e) from None
+
+    def blame(self, e: IRError) -> IRError:
+        """A refusal of an input array (bad-input: its rank, dims, element type) with the -i file it came from,
+        so the message says the input's fault, not the model's; other errors as they are."""
+        named = [k for k in self.origins if f"input {k!r}" in e.reason] or list(self.origins)
+        if e.code != "bad-input" or len(named) != 1:
+            return e
+        return IRError(f"{self.origins[named[0]]} (-i {named[0]}): {e.reason}", file=e.file, line=e.line,
+                       layer_id=e.layer_id, layer_name=e.layer_name, layer_type=e.layer_type, code=e.code)
+
+
+def load_arrays(items) -> Arrays:
     """`-i NAME=file.npy`, `-i NAME=file.npz` (its array NAME, or its only array) or `-i file.npz` (every
     array by its own name): {name: array}; a name given twice, or a file numpy cannot read, is refused."""
-    arrays = {}
+    arrays = Arrays()
 
     def add(name, array, origin):
         if name in arrays:
             raise IRError(f"-i gives input {name!r} twice (again from {origin})")
-        arrays[name] = array
+        arrays[name], arrays.origins[name] = array, origin
 
     for item in items:
         name, sep, path = item.partition("=")

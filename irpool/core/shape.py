@@ -134,8 +134,9 @@ def plan_axis(spec: PoolSpec, axis: int, length, name: str) -> AxisPlan:
     if out == q + 1:
         return AxisPlan(name, length, k, s, d, pb, pe, out, f"{name}: ceil({expr}) + 1 = {out}", (out,) * 2)
     return AxisPlan(name, length, k, s, d, pb, pe, q,
-                    f"{name}: ceil({expr}) + 1 = {q + 1}, less the last window, which would start at"
-                    f" {q} * {s} = {q * s} >= {length} + {pb}: {q}", (q, q))
+                    f"{name}: ceil({expr}) + 1 = {q + 1}, less the last window, which would start at input"
+                    f" cell {q} * {s}{f' - {pb}' if pb else ''} = {q * s - pb}, past the input's last cell"
+                    f" {length - 1}: {q}", (q, q))
 
 
 def _dim(d):

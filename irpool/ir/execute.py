@@ -41,6 +41,8 @@ def execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True
     key = ("layer", layer.id, x.ndim) if key is None else ("group", key, x.ndim)
     pl = prepared.get(key)
     if pl is None:
+        if declared:                            # (an input of another rank is the input's fault, not the layer's)
+            _check_declared_input(layer, file, x)
         pl = prepared[key] = interpret(layer, file, x.ndim)
     et = checked_before(prepared, key + (x.shape, x.dtype), lambda: _checked(layer, file, x, pl, declared))
     spec, crop = negpads.fit(pl, x.shape)
@@ -93,7 +95,7 @@ def _check_declared_input(layer: Layer, file, x: np.ndarray) -> None:
         want = None                             # (a type numpy lacks without ml-dtypes: run says so itself)
     if want is not None and x.dtype != want:
         raise IRError(f"input array has element type {x.dtype}, input port {layer.inputs[0].id} declares"
-                      f" {layer.inputs[0].precision} ({want})", code="bad-input",
+                      f" {layer.inputs[0].precision} ({want}){_set_tensor(x, et)}", code="bad-input",
                       **layer.where(file, layer.inputs[0].line))
     declared = layer.inputs[0].dims
     if declared and (x.ndim != len(declared) or not all(compatible(d, n) for d, n in zip(declared, x.shape))):
@@ -121,13 +123,13 @@ def execute_family(layer: Layer, file, x, shape_input: tuple, threads) -> list:
     """An adaptive pool, or a reduction over the spatial axes, on the one core (values and, for AdaptiveMaxPool,
     indices)."""
     x = np.asarray(x)
+    _check_declared_input(layer, file, x)       # (an input of another rank is the input's fault, not the layer's)
     values, const_where = shape_input
     fl = interpret_family(layer, file, x.ndim, values, const_where)
     if fl is None:
         raise IRError(f"{layer.type} over axes {[int(v) for v in values]} of an input of rank {x.ndim} is not a"
                       " pooling: irpool runs reductions over exactly the spatial axes 2..rank-1", code="unsupported",
                       **layer.where(file))
-    _check_declared_input(layer, file, x)
     et = of_dtype(x.dtype)
     runs = load_defs("openvino")["ops"][fl.op]["run_types"]
     if et is None or et.name not in runs:
@@ -166,8 +168,16 @@ def _fits(layer: Layer, file, x: np.ndarray, prepared: dict) -> bool:
                       code="bad-input", **layer.where(file))
     if et is not None and x.dtype != et.dtype():
         raise IRError(f"input {layer.name!r} has element type {x.dtype}, the Parameter declares {et_text}"
-                      f" ({et.dtype()})", code="bad-input", **layer.where(file))
+                      f" ({et.dtype()}){_set_tensor(x, et)}", code="bad-input", **layer.where(file))
     return True
+
+
+def _set_tensor(x: np.ndarray, et) -> str:
+    """How OpenVINO refuses a tensor of another type for an input (InferRequest::set_tensor; measured, 2026.4.1:
+    tests/cli/test_inputs.py), as onnxruntime's refusal is quoted for an .onnx model (onnx/program.py)."""
+    got = of_dtype(x.dtype)
+    return (f", as OpenVINO refuses it (\"Failed to set tensor for input with precision: {got.name}, since the model"
+            f" input tensor precision is: {et.name}\")") if got is not None else ""
 
 
 def _parameter(layer: Layer, file) -> tuple:

@@ -9,10 +9,9 @@ from Parameters, and reaches into If/Loop/TensorIterator bodies.
 """
 from __future__ import annotations
 
-from .. import drawing
+from .. import drawing, select
 from ..core.shape import axis_names, out_length
 from ..errors import IRError
-from ..select import choose
 from . import negpads
 from .check import check
 from .dims import DYNAMIC, compatible, text
@@ -110,7 +109,7 @@ def _drawing(p, rounding: str) -> list:
     extra = None
     if rounding == "ceil_torch":
         if out_length(p.length, p.dilated_kernel, p.stride, p.pad_begin, p.pad_end, "ceil") != p.out:
-            extra = (f"starts at {p.out * p.stride - p.pad_begin}, in the end padding: rounding_type ceil_torch"
+            extra = (f"starts at cell {p.out * p.stride - p.pad_begin}, in the end padding: rounding_type ceil_torch"
                      " drops it, ceil would keep it")
     return drawing.axis(p.name, p.length, p.kernel, p.stride, p.dilation, p.pad_begin, p.pad_end, p.out, extra)
 
@@ -120,26 +119,32 @@ def each_entry(source, sink, layer: str | None = None, *, max_bytes: int = MAX_B
     """Hand `sink` one dict per pooling layer as check reaches it (bodies included; a layer whose input
     waits for the edges comes after the others): its attributes with defaults applied, input, each axis's
     pads and arithmetic, each output port's computed and declared dims; `error` when it cannot be computed.
-    `layer` selects by id or name; `shapes`: --shape (check's). Keeps nothing: memory stays as check's.
+    `layer` selects by id or name (irpool.select; id:/name: to say which); `shapes`: --shape (check's). Keeps
+    nothing: memory stays as check's.
     Returns how many were handed."""
-    count, by_id, by_name = 0, [], []
+    sel = select.parse(layer, key) if layer is not None else None
+    count, by_id, by_name, known = 0, [], [], []
 
     def take(rec):
         nonlocal count
-        if layer is None:
-            count += 1
+        count += 1
+        lay = rec["layer"]
+        if sel is None:
             sink(_entry(rec))
-        elif key(layer) == rec["layer"].id:
+            return
+        if len(known) < select.SHOWN:
+            known.append(f"id={lay.id} name={lay.name!r} ({lay.type})")
+        if sel.id == lay.id:
             by_id.append(_entry(rec))
-        elif layer == rec["layer"].name:
+        elif sel.name == lay.name:
             by_name.append(_entry(rec))
     report = check(source, max_bytes=max_bytes, explain=take, bin=bin, shapes=shapes)
-    if layer is None:
+    if sel is None:
         return count
-    chosen = choose(layer, by_id, by_name, lambda e: f"layer id={e['layer_id']} name={e['layer_name']!r}"
-                    f" ({e['layer_type']}, line {e['line']})", report.file)
+    chosen = select.choose(sel, by_id, by_name, lambda e: f"layer id={e['layer_id']} name={e['layer_name']!r}"
+                           f" ({e['layer_type']}, line {e['line']})", report.file)
     if not chosen:
-        raise IRError(f"no pooling layer has id or name {layer!r}", file=report.file, code="no-such-layer")
+        raise select.missing(sel, "pooling layer", known, count, report.file)
     for e in chosen:
         sink(e)
     return len(chosen)

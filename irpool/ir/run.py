@@ -5,10 +5,9 @@ from __future__ import annotations
 from array import array
 from dataclasses import replace
 
-from .. import cpu
+from .. import cpu, select
 from ..errors import IRError
 from ..opdefs import load as load_defs
-from ..select import choose
 from . import consts, fold, ids
 from .consts import Const
 from .execute import bind_inputs, execute, execute_family, feed, shape_input
@@ -29,10 +28,10 @@ def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None, bin=No
         ['pooled', 'argmax']
         >>> outputs = program.run({"image": x})
 
-    `layer`: the id or name of one pooling-family layer of the net (MaxPool, AvgPool, AdaptiveAvgPool,
-    AdaptiveMaxPool, or a ReduceMean/ReduceMax over the spatial axes), run alone on its data input whatever else
-    the net holds (its outputs keyed by output port id, as for a bare <layer>); its shape input's Const is read
-    from `bin` (default: the .bin beside an .xml path)."""
+    `layer`: the id or name ("id:8", "name:8" to say which: irpool.select) of one pooling-family layer of the
+    net (MaxPool, AvgPool, AdaptiveAvgPool, AdaptiveMaxPool, or a ReduceMean/ReduceMax over the spatial axes), run
+    alone on its data input whatever else the net holds (its outputs keyed by output port id, as for a bare
+    <layer>); its shape input's Const is read from `bin` (default: the .bin beside an .xml path)."""
     doc = Document(source, max_bytes=max_bytes)
     program = Program(doc) if layer is None else Program.one_layer(doc, layer, bin)
     program.cpu_tier = cpu.selected()
@@ -112,10 +111,9 @@ class Program:
     def one_layer(cls, doc: Document, key: str, bin=None) -> "Program":  # noqa: A002
         """One pooling-family layer of a net, found by id (or, failing that, by name), to run alone on its data
         input; its shape input is a Const read from the weights file, or folded from one (fold.py)."""
-        key = str(key)
-        key_id = ids.key(key)                           # (an id as read_model reads it: "04" is 4)
+        sel = select.parse(key, ids.key)                # (an id as read_model reads it: "04" is 4)
         by_id, by_name, pooling, found_consts, shape_ops, shape_edges = [], [], [], {}, {}, {}
-        wanted = None       # the layers whose input edges are kept: known once the edges come (after the layers)
+        wanted, n_pooling = None, 0     # wanted: the layers whose input edges are kept (known once edges come)
         for el in doc.elements():
             if el.getparent() is None:                  # a bare <layer>
                 by_id.append(read_layer(el, doc.problems))
@@ -130,27 +128,28 @@ class Program:
                     found_consts[ids.key(el.get("id"))] = Const.of(el)
                 elif el.get("type") in fold.SHAPE_OPS and len(shape_ops) < fold.MOST_KEPT:
                     shape_ops[ids.key(el.get("id"))] = read_layer(el, [])      # (kept to fold a shape input: fold.py)
-                if (op_type(el) in POOL_TYPES or el.get("type") in FAMILY_TYPES) and len(pooling) < 5:
-                    pooling.append(f"id={el.get('id')} name={el.get('name')!r}")
-                if ids.key(el.get("id")) == key_id:
+                if op_type(el) in POOL_TYPES or el.get("type") in FAMILY_TYPES:
+                    n_pooling += 1
+                    if len(pooling) < select.SHOWN:
+                        pooling.append(f"id={el.get('id')} name={el.get('name')!r} ({el.get('type')})")
+                if sel.id is not None and ids.key(el.get("id")) == sel.id:
                     by_id.append(read_layer(el, doc.problems))
-                elif el.get("name") == key:
+                elif sel.name is not None and el.get("name") == sel.name:
                     by_name.append(read_layer(el, doc.problems))
         if doc.problems:
             line, message = doc.problems[0]
             raise IRError(message, file=doc.file, line=line, code="bad-structure")
-        found = choose(key, by_id, by_name, lambda x: f"layer id={x.id} name={x.name!r} ({x.type}, line {x.line})",
-                       doc.file)
+        found = select.choose(sel, by_id, by_name, lambda x: f"layer id={x.id} name={x.name!r} ({x.type}, line"
+                              f" {x.line})", doc.file)
         if not found:
-            known = f"; its pooling layers include {', '.join(pooling)}" if pooling else "; it has no pooling layer"
-            raise IRError(f"no layer has id or name {key!r}{known}", file=doc.file, code="no-such-layer")
+            raise select.missing(sel, "layer", pooling, n_pooling, doc.file, listing="pooling layers")
         if len(found) > 1:
-            raise IRError(f"{len(found)} layers have {'id' if by_id else 'name'} {key!r} (ids"
+            raise IRError(f"{len(found)} layers have {'id' if by_id else 'name'} {sel.sought!r} (ids"
                           f" {', '.join(layer.id for layer in found)}, lines {', '.join(str(layer.line) for layer in found)});"
                           " give an id that is used once", file=doc.file, code="no-such-layer")
         layer = found[0]
         if not is_pooling(layer) and not is_family(layer):
-            raise IRError(f"layer {key!r} is a {layer.type}; irpool runs {', '.join(POOL_TYPES + FAMILY_TYPES)} layers",
+            raise IRError(f"layer {sel.sought!r} is a {layer.type}; irpool runs {', '.join(POOL_TYPES + FAMILY_TYPES)} layers",
                           code="unsupported", **layer.where(doc.file))
         program = cls.__new__(cls)
         program.file, program.prepared, program.snippet, program.family = doc.file, {}, layer, None

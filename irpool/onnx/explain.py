@@ -3,13 +3,13 @@ dim under each runtime side by side (onnxruntime's kernel with its arithmetic, o
 shape inference, OpenVINO's ONNX frontend), the declared dims, and each spatial axis drawn."""
 from __future__ import annotations
 
-from .. import drawing
+from .. import drawing, select
 from ..core import axis_names
 from ..errors import IRError
 from ..limits import MAX_BYTES
-from ..select import choose
 from .check import judge_all
 from .model import describe, read
+from .program import index as _index
 from .runtimes import shapes
 from .attributes import node_attrs
 
@@ -19,13 +19,8 @@ def entries(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, sha
     judged = judge_all(model, shapes_given)
     if layer is None:
         return [_entry(j) for j in judged]
-    found = choose(layer, [j for j in judged if j.node.where is None and j.node.graph == () and
-                           layer == str(j.node.index)],
-                   [j for j in judged if layer in (j.node.node.name, *j.node.node.output)], lambda j: describe(j.node),
-                   file)
-    if not found:
-        raise IRError(f"no pooling node has index, name or output name {layer!r}", file=file,
-                      code="no-such-layer")
+    found = select.pick(layer, judged, lambda j: _index(j.node), lambda j: (j.node.node.name, *j.node.node.output),
+                        lambda j: describe(j.node), file, "pooling node", "index")
     return [_entry(j) for j in found]
 
 
@@ -57,7 +52,7 @@ def _entry(j) -> dict:
                 more = [k for k in ("onnx", "openvino") if isinstance(per[k], int) and per[k] > p.out]
                 note = None
                 if more:
-                    note = (f"starts at {p.out * p.stride - p.pad_begin}, in the end padding: onnxruntime's kernel"
+                    note = (f"starts at cell {p.out * p.stride - p.pad_begin}, in the end padding: onnxruntime's kernel"
                             f" drops it (ceil_mode); {' and '.join(_who(k, j) for k in more)} keep it")
                 ax["drawing"] = drawing.axis(names[i], p.length, p.kernel, p.stride, p.dilation, p.pad_begin,
                                              p.pad_end, p.out, note)

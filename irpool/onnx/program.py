@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import IRError
-from ..select import choose
+from .. import select
 from .model import describe, pool_nodes, read
 from .node import Node
 
@@ -17,12 +17,17 @@ def find(model, layer: str | None, file: str | None):
     if layer is None:
         raise IRError("an .onnx model is run one pooling node at a time: give --layer NODE (its name or output"
                       f" name); its pooling nodes: {_names(nodes)}", file=file)
-    found = choose(layer, [n for n in nodes if n.where is None and n.graph == () and layer == str(n.index)],
-                   [n for n in nodes if layer in (n.node.name, *n.node.output)], describe, file)
-    if found:
-        return found[0]
-    raise IRError(f"no pooling node named {layer!r} (a node's name or output name); its pooling nodes:"
-                  f" {_names(nodes)}", file=file)
+    n = select.pick(layer, nodes, index, lambda n: (n.node.name, *n.node.output), describe, file, "pooling node",
+                    "index")[0]
+    if n.x is None or n.x.shape is None or not n.x.elem_type:       # (X as check knows it: inferred, computed)
+        from .check import judge_all
+        n = judge_all(model)[next(k for k, m in enumerate(nodes) if m is n)].node
+    return n
+
+
+def index(n) -> str | None:
+    """A node's id for --layer: its index in the main graph (None: a node inside a body or function)."""
+    return str(n.index) if n.where is None and n.graph == () else None
 
 
 def _names(nodes) -> str:
@@ -45,19 +50,22 @@ class NodeProgram:
         self.output_names = [o for o in n.node.output[:self.node.outputs] if o]
 
     def _fits(self, x: np.ndarray, x_name: str) -> None:
-        """The array must be what the model declares for X (its element type, its rank and numeric dims), as
-        onnxruntime refuses any other input ("Unexpected input data type", "Got invalid dimensions")."""
+        """The array must be what the model gives X (its element type, its rank and numeric dims: declared, else
+        ONNX's shape inference's), as onnxruntime refuses any other input ("Unexpected input data type", "Got
+        invalid dimensions"): a float64 array is not run as a float32 model's node in float64."""
         from .check import type_name
         v = self.pool.x
         if v is None:
             return
+        def model(what) -> str:
+            return f"the model declares {what}" if v.origin == "declared" else f"the model gives it {what} ({v.origin})"
         if v.elem_type and type_name(v.elem_type) != x.dtype.name:
-            raise self._located(IRError(f"input {x_name!r} has element type {x.dtype}, the model declares"
-                                        f" {type_name(v.elem_type)}", code="bad-input"))
+            raise self._located(IRError(f"input {x_name!r} has element type {x.dtype}, {model(type_name(v.elem_type))}"
+                                        f"{_unexpected(x, v.elem_type)}", code="bad-input"))
         if v.shape is not None and (len(v.shape) != x.ndim or any(
                 isinstance(d, int) and d != n for d, n in zip(v.shape, x.shape))):
-            raise self._located(IRError(f"input {x_name!r} has shape {list(x.shape)}, the model declares"
-                                        f" {_declared_text(v.shape)}", code="bad-input"))
+            raise self._located(IRError(f"input {x_name!r} has shape {list(x.shape)},"
+                                        f" {model(_declared_text(v.shape))}", code="bad-input"))
 
     def _located(self, e: IRError) -> IRError:
         n = self.pool
@@ -80,6 +88,19 @@ class NodeProgram:
         except IRError as e:
             raise self._located(e) from None
         return dict(zip(self.output_names, outs))
+
+
+def _unexpected(x: np.ndarray, elem_type: int) -> str:
+    """How onnxruntime refuses an input of another element type (InferenceSession.run; measured, 1.32:
+    tests/cli/test_inputs.py)."""
+    import onnx
+    try:
+        got = onnx.TensorProto.DataType.Name(onnx.helper.np_dtype_to_tensor_dtype(x.dtype)).lower()
+    except (KeyError, TypeError, ValueError):
+        return ""
+    want = onnx.TensorProto.DataType.Name(elem_type).lower()
+    return f", as onnxruntime refuses it (\"Unexpected input data type. Actual: (tensor({got})) , expected:" \
+           f" (tensor({want}))\")"
 
 
 def _declared_text(shape) -> str:

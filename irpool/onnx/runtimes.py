@@ -147,6 +147,22 @@ def _why(j, a) -> str:
     return ""
 
 
+def _divisors(j, p, last: int, end: int) -> str:
+    """The two divisors of a count_include_pad window that runs past the end padding on axis `p` (the other axes'
+    windows whole): onnxruntime's, the taps inside the padded input; OpenVINO's, the whole kernel's. Cells are
+    the input's (its first is 0), as explain draws them."""
+    inside = sum(1 for t in range(p.kernel) if last + t * p.dilation < p.length + p.pad_end)
+    others = [q.kernel for q in j.plans if q.name != p.name]
+    ort = " * ".join(map(str, [inside] + others)) + (f" = {inside * math.prod(others)}" if others else "")
+    whole = " * ".join(map(str, j.spec.kernel)) + (f" = {math.prod(j.spec.kernel)}" if others else "")
+    pads = f"cell {p.length}" if p.pad_end == 1 else f"cells {p.length}..{p.length + p.pad_end - 1}"
+    past = f"the end padding ({pads})" if p.pad_end > 0 else \
+        f"the input's last cell {p.length - 1}"
+    return (f"{p.name}: the last window, input cells {last}..{end - 1}, runs past {past}: onnxruntime divides"
+            f" such a window by the taps inside the padded input, {ort} where the other axes' windows are whole,"
+            f" OpenVINO by the whole kernel's {whole} taps: its mean there is smaller")
+
+
 def _value_differences(j) -> list:
     rules, spec, n = _rules(), j.spec, j.node
     found = []
@@ -157,11 +173,7 @@ def _value_differences(j) -> list:
             last = (p.out - 1) * p.stride - p.pad_begin
             end = last + p.dilated_kernel
             if end > p.length + p.pad_end:
-                inside = sum(1 for t in range(p.kernel) if last + t * p.dilation < p.length + p.pad_end)
-                found.append(f"{p.name}: the last window, [{last}, {end}), runs past the end padding ({p.length} +"
-                             f" {p.pad_end}): onnxruntime divides it by the {inside} taps inside the padded input"
-                             f" on this axis, OpenVINO by the whole kernel ({math.prod(spec.kernel)} taps): its mean"
-                             " there is smaller")
+                found.append(_divisors(j, p, last, end))
     if spec.reduction == "max" and spec.storage_order == 1 and len(n.node.output) > 1 and n.node.output[1] \
             and spec.ndim > 1:
         found.append(f"storage_order=1: {rules['openvino_storage_order']}")

@@ -223,7 +223,12 @@ def test_layer_words_that_name_one_layer_and_number_another_are_refused(tmp_path
     for verb in (["explain", path], ["run", path, "-i", f"0={tmp_path / 'x.npy'}"]):
         r = cli(*verb, "--layer", "1")
         assert r.returncode == 2 and "ambiguous" in r.stderr and "'m'" in r.stderr and "'a'" in r.stderr, r.stderr
+        assert "--layer id:1 or --layer name:1" in r.stderr, r.stderr
     assert cli("explain", path, "--layer", "m").returncode == 0
+    doc = json.loads(cli("explain", path, "--layer", "id:1", "--json").stdout)    # node #1, whose index is 1
+    assert [e["layer_name"] for e in doc["layers"]] == ["m"]
+    doc = json.loads(cli("explain", path, "--layer", "name:1", "--json").stdout)  # the node whose output is '1'
+    assert [e["layer_name"] for e in doc["layers"]] == ["a"]
     # IR: a layer named '1' beside the layer whose id is 1
     xml = (EXAMPLES / "small_net.xml").read_text()
     root = etree.fromstring(xml.encode())

@@ -104,3 +104,50 @@ def test_the_pre_commit_hook_readme_names_exists():
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     (block,) = [b for b in _blocks("yaml") if "hooks:" in b]
     assert yaml.safe_load(block)["repos"][0]["hooks"][0]["id"] in [h["id"] for h in hooks]
+
+
+def test_readme_gives_each_extra_from_the_checkout_beside_its_published_form():
+    """`pip install 'irpool[onnx]'` finds no distribution while irpool is on no index: every such line of README
+    has the checkout's form (`pip install '.[onnx]'`) beside it, and every extra it names is one pyproject.toml
+    defines."""
+    from irpool.config import tomllib       # (tomllib, or tomli before Python 3.11)
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    published = [(m.start(), m.group(1)) for m in re.finditer(r"pip install '?\"?irpool\[([\w-]+)\]", README)]
+    assert published
+    for at, extra in published:
+        assert extra in extras, extra
+        near = README[max(0, at - 300):at + 300]
+        assert f"pip install '.[{extra}]'" in near or "@ git+" in README[at:at + 80], README[at - 100:at + 100]
+
+
+def test_import_irpool_from_the_repository_root_without_its_installed_schemas(tmp_path):
+    """README's Python examples run from the repository root after `pip install .` (not -e): there the source
+    irpool/ shadows the installed package, and has no irpool/schemas. The child imports irpool from the checkout
+    with irpool.schemas made unimportable, as in that case, and checks, explains and runs the shipped examples."""
+    code = """
+import importlib.abc, sys
+class NoSchemas(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "irpool.schemas":
+            raise ModuleNotFoundError("No module named 'irpool.schemas'", name=name)
+sys.meta_path.insert(0, NoSchemas())
+sys.path.insert(0, ".")
+import numpy as np
+import irpool
+assert irpool.__file__.startswith(sys.argv[1]), irpool.__file__
+try:
+    import irpool.schemas
+    raise SystemExit("irpool.schemas imported")
+except ModuleNotFoundError:
+    pass
+report = irpool.check("examples/small_net.xml")
+assert report.ok and report.pooling_layers, report
+assert "MaxPool" in irpool.explain("examples/small_net.xml")
+out = irpool.run("examples/small_net.xml", {"image": np.zeros((1, 4, 16, 16), np.float32)})
+assert out
+print("ok")
+"""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    r = subprocess.run([sys.executable, "-c", code, str(ROOT)], cwd=ROOT, env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", (r.stdout, r.stderr)
