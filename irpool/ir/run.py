@@ -54,6 +54,23 @@ def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = Non
     return load(source, max_bytes=max_bytes, layer=layer, bin=bin).run(inputs, threads)
 
 
+_MOST_FED = 1 << 18     # layer kinds and port-0 edges kept to find a global pool's producer (memory stays bounded)
+_GIVES = {t: kind for kind in ("channels_last", "planar") for t in load_defs("openvino")["reduce_layout"][f"{kind}_after"]}
+
+
+def producer_layout(key, kinds: dict, feeds: dict) -> str:
+    """The layout the plugin gives a global ReduceMean/ReduceMax (schemas/openvino.json "reduce_layout"): walking
+    back through input port 0 to the first layer that decides it (a Convolution: channels_last; a Parameter,
+    a Reshape, ...: planar). A walk that finds neither (a file past _MOST_FED layers): planar."""
+    seen = set()
+    while key in feeds and key not in seen:
+        seen.add(key)
+        key = feeds[key]
+        if key in kinds:
+            return kinds[key]
+    return "planar"
+
+
 class Program:
     """A net (or a bare layer) checked for running and ordered once, made by irpool.load: `run(inputs,
     threads=None)` gives what irpool.run gives, each call; `output_names` the keys of what it gives.
@@ -115,17 +132,23 @@ class Program:
         key = str(key)
         key_id = ids.key(key)                           # (an id as read_model reads it: "04" is 4)
         by_id, by_name, pooling, found_consts, shape_ops, shape_edges = [], [], [], {}, {}, {}
+        kinds, feeds = {}, {}   # layer id -> what it gives a Reduce (reduce_layout); layer id -> what feeds port 0
         wanted = None       # the layers whose input edges are kept: known once the edges come (after the layers)
         for el in doc.elements():
             if el.getparent() is None:                  # a bare <layer>
                 by_id.append(read_layer(el, doc.problems))
             elif el.tag == "edge":
+                if el.get("to-port") == "0" and len(feeds) < _MOST_FED:
+                    feeds[ids.key(el.get("to-layer"))] = ids.key(el.get("from-layer"))
                 wanted = wanted if wanted is not None else {layer.id for layer in by_id + by_name} | shape_ops.keys()
                 if ids.key(el.get("to-layer")) in wanted:
                     edge = read_edge(el, doc.problems)
                     if edge is not None:
                         shape_edges[(edge.to_layer, edge.to_port)] = (edge.from_layer, edge.from_port)
             else:
+                kind = _GIVES.get(el.get("type"))
+                if kind and len(kinds) < _MOST_FED:
+                    kinds[ids.key(el.get("id"))] = kind
                 if el.get("type") == "Const" and Const.may_be_shape(el):     # (weights: never a shape input)
                     found_consts[ids.key(el.get("id"))] = Const.of(el)
                 elif el.get("type") in fold.SHAPE_OPS and len(shape_ops) < fold.MOST_KEPT:
@@ -154,9 +177,11 @@ class Program:
                           code="unsupported", **layer.where(doc.file))
         program = cls.__new__(cls)
         program.file, program.prepared, program.snippet, program.family = doc.file, {}, layer, None
+        program.layout = "planar"
         if is_family(layer):
             program.family = shape_input(layer, doc.file, found_consts, shape_ops, shape_edges,
                                           consts.bin_path(bin, doc.file))
+            program.layout = producer_layout(ids.key(layer.id), kinds, feeds)
         return program
 
     def _add(self, el, problems):
@@ -280,6 +305,7 @@ class Program:
         return ([p.id for p in layer.outputs] + [str(i + 1) for i in range(len(layer.outputs), n)])[:n]
 
     cpu_tier = cpu.HOST     # the --cpu choice it was loaded under (irpool.cpu)
+    layout = "planar"       # one_layer: the layout the plugin gives a global pool in its net (producer_layout)
 
     def run(self, inputs, threads: int | None = None) -> dict:
         """As irpool.run: {Result name: array} for a net, {output port id: array} for a bare layer."""
@@ -337,7 +363,7 @@ class Program:
                               code="bad-input", **layer.where(self.file))
             inputs = next(iter(inputs.values()))
         if self.family is not None:
-            outs = execute_family(layer, self.file, inputs, self.family, threads)
+            outs = execute_family(layer, self.file, inputs, self.family, threads, self.layout)
         else:
             outs = execute(layer, self.file, inputs, threads, self.prepared)
         ids = [p.id for p in layer.outputs] + [str(i + 1) for i in range(len(layer.outputs), len(outs))]

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from bits import assert_same_bits
+import irpool
 from irpool.core import PoolSpec, pool, release_workspaces, tuning
 from ovbuild import ov_model, ov_outputs
 
@@ -121,3 +122,52 @@ def test_global_averages_add_in_the_plugins_order(shape, dtype):
                exclude_pad=True)
     x = (np.random.default_rng(sum(shape)).standard_normal(shape) * 3).astype(dtype)
     assert_same_bits(run_path("window", cfg, x, indices=False)[0], ov_outputs(cfg, x)[0], cfg)
+
+
+GLOBAL_SHAPES = [[1, 64, 7, 7], [1, 2048, 7, 7], [1, 40, 7, 7], [1, 120, 14, 14], [2, 17, 3, 3], [1, 24, 1, 7],
+                 [1, 32, 4, 7, 7], [1, 40, 2, 7, 7], [1, 24, 1, 5, 6]]
+
+
+def global_reduce_ir(tmp_path, shape, after, reduction):
+    """A net Parameter -> [Convolution (identity 1x1 weights) -> Relu ->] Reduce{Mean,Max} over every spatial axis,
+    saved as IR; the plugin's (reduce input, reduce output) on `x` by a function of x."""
+    import openvino.opset1 as o1
+    n, c = len(shape) - 2, shape[1]
+    p = o1.parameter(shape, ov.Type.f32, name="x")
+    src = p
+    if after == "convolution":
+        eye = np.eye(c, dtype=np.float32).reshape((c, c) + (1,) * n)
+        src = o1.relu(o1.convolution(p, o1.constant(eye), [1] * n, [0] * n, [0] * n, [1] * n))
+    axes = o1.constant(np.arange(2, 2 + n, dtype=np.int64))
+    node = (o1.reduce_mean if reduction == "mean" else o1.reduce_max)(src, axes, True)
+    node.set_friendly_name("global")
+    model = ov.Model([src.output(0), node.output(0)], [p])
+    ov.save_model(model, tmp_path / "net.xml", compress_to_fp16=False)
+    compiled = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    return tmp_path / "net.xml", lambda x: [compiled([x])[o] for o in compiled.outputs]
+
+
+def global_inputs(shape, kind, rng):
+    """Plain values; or a ReLU's output with zeros of both signs (a max's ties); or a NaN in each plane."""
+    x = (rng.standard_normal(shape) * 3).astype(np.float32)
+    if kind == "zeros":
+        x = np.where(rng.random(shape) < 0.6, np.where(rng.random(shape) < 0.5, 0.0, -0.0), -np.abs(x))
+    elif kind == "nan":
+        planes = x.reshape(shape[0] * shape[1], -1)
+        planes[np.arange(len(planes)), rng.integers(0, planes.shape[1], len(planes))] = np.nan
+    return x.astype(np.float32)
+
+
+@pytest.mark.parametrize("after", ["parameter", "convolution"])
+@pytest.mark.parametrize("shape", GLOBAL_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_global_reduce_mean_and_max_equal_the_plugin_in_their_net(tmp_path, shape, after):
+    """A global ReduceMean (plain values) and ReduceMax (zeros of both signs; a NaN in each plane) run with layer=
+    out of their net: the plugin adds in lanes on the planar layout a Parameter gives it, by rows on the
+    channels-last one a Convolution gives it (core/reduce_order.py); the same bits, the sign of zero included."""
+    rng = np.random.default_rng(sum(shape))
+    for reduction, kinds in (("mean", ["plain", "zeros"]), ("max", ["zeros", "nan"])):
+        xml, plugin = global_reduce_ir(tmp_path, shape, after, reduction)
+        for kind in kinds:
+            fed, want = plugin(global_inputs(shape, kind, rng))
+            (got,) = irpool.run(xml, fed, layer="global").values()
+            assert_same_bits(got, want, (shape, after, reduction, kind))
