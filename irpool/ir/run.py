@@ -54,21 +54,33 @@ def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = Non
     return load(source, max_bytes=max_bytes, layer=layer, bin=bin).run(inputs, threads)
 
 
-_MOST_FED = 1 << 18     # layer kinds and port-0 edges kept to find a global pool's producer (memory stays bounded)
-_GIVES = {t: kind for kind in ("channels_last", "planar") for t in load_defs("openvino")["reduce_layout"][f"{kind}_after"]}
+class Producers:
+    """What one_layer keeps to find the layout the plugin gives a global ReduceMean/ReduceMax (schemas/openvino.json
+    "reduce_layout"): the layers that decide it, and what feeds each layer's input port 0 (at most MOST of each:
+    memory stays bounded on any file)."""
+    MOST = 1 << 18
+    GIVES = {t: kind for kind in ("channels_last", "planar") for t in load_defs("openvino")["reduce_layout"][f"{kind}_after"]}
 
+    def __init__(self):
+        self.kinds, self.feeds = {}, {}
 
-def producer_layout(key, kinds: dict, feeds: dict) -> str:
-    """The layout the plugin gives a global ReduceMean/ReduceMax (schemas/openvino.json "reduce_layout"): walking
-    back through input port 0 to the first layer that decides it (a Convolution: channels_last; a Parameter,
-    a Reshape, ...: planar). A walk that finds neither (a file past _MOST_FED layers): planar."""
-    seen = set()
-    while key in feeds and key not in seen:
-        seen.add(key)
-        key = feeds[key]
-        if key in kinds:
-            return kinds[key]
-    return "planar"
+    def see(self, el) -> None:
+        if el.tag == "edge":
+            if el.get("to-port") == "0" and len(self.feeds) < self.MOST:
+                self.feeds[ids.key(el.get("to-layer"))] = ids.key(el.get("from-layer"))
+        elif el.get("type") in self.GIVES and len(self.kinds) < self.MOST:
+            self.kinds[ids.key(el.get("id"))] = self.GIVES[el.get("type")]
+
+    def layout(self, key) -> str:
+        """Walking back through input port 0 to the first layer that decides it (a Convolution: channels_last; a
+        Parameter, a Reshape, ...: planar); a walk that finds neither (past MOST layers): planar."""
+        seen = set()
+        while key in self.feeds and key not in seen:
+            seen.add(key)
+            key = self.feeds[key]
+            if key in self.kinds:
+                return self.kinds[key]
+        return "planar"
 
 
 class Program:
@@ -132,23 +144,19 @@ class Program:
         key = str(key)
         key_id = ids.key(key)                           # (an id as read_model reads it: "04" is 4)
         by_id, by_name, pooling, found_consts, shape_ops, shape_edges = [], [], [], {}, {}, {}
-        kinds, feeds = {}, {}   # layer id -> what it gives a Reduce (reduce_layout); layer id -> what feeds port 0
+        producers = Producers()
         wanted = None       # the layers whose input edges are kept: known once the edges come (after the layers)
         for el in doc.elements():
+            producers.see(el)
             if el.getparent() is None:                  # a bare <layer>
                 by_id.append(read_layer(el, doc.problems))
             elif el.tag == "edge":
-                if el.get("to-port") == "0" and len(feeds) < _MOST_FED:
-                    feeds[ids.key(el.get("to-layer"))] = ids.key(el.get("from-layer"))
                 wanted = wanted if wanted is not None else {layer.id for layer in by_id + by_name} | shape_ops.keys()
                 if ids.key(el.get("to-layer")) in wanted:
                     edge = read_edge(el, doc.problems)
                     if edge is not None:
                         shape_edges[(edge.to_layer, edge.to_port)] = (edge.from_layer, edge.from_port)
             else:
-                kind = _GIVES.get(el.get("type"))
-                if kind and len(kinds) < _MOST_FED:
-                    kinds[ids.key(el.get("id"))] = kind
                 if el.get("type") == "Const" and Const.may_be_shape(el):     # (weights: never a shape input)
                     found_consts[ids.key(el.get("id"))] = Const.of(el)
                 elif el.get("type") in fold.SHAPE_OPS and len(shape_ops) < fold.MOST_KEPT:
@@ -171,17 +179,20 @@ class Program:
             raise IRError(f"{len(found)} layers have {'id' if by_id else 'name'} {key!r} (ids"
                           f" {', '.join(layer.id for layer in found)}, lines {', '.join(str(layer.line) for layer in found)});"
                           " give an id that is used once", file=doc.file, code="no-such-layer")
-        layer = found[0]
+        return cls._of_layer(doc, found[0], key, (found_consts, shape_ops, shape_edges, consts.bin_path(bin, doc.file)),
+                             producers)
+
+    @classmethod
+    def _of_layer(cls, doc: Document, layer: Layer, key: str, shape_parts: tuple, producers) -> "Program":
+        """The Program of `layer`, found by one_layer; a family layer's shape input and its producer's layout."""
         if not is_pooling(layer) and not is_family(layer):
             raise IRError(f"layer {key!r} is a {layer.type}; irpool runs {', '.join(POOL_TYPES + FAMILY_TYPES)} layers",
                           code="unsupported", **layer.where(doc.file))
         program = cls.__new__(cls)
         program.file, program.prepared, program.snippet, program.family = doc.file, {}, layer, None
-        program.layout = "planar"
         if is_family(layer):
-            program.family = shape_input(layer, doc.file, found_consts, shape_ops, shape_edges,
-                                          consts.bin_path(bin, doc.file))
-            program.layout = producer_layout(ids.key(layer.id), kinds, feeds)
+            program.family = shape_input(layer, doc.file, *shape_parts)
+            program.layout = producers.layout(ids.key(layer.id))
         return program
 
     def _add(self, el, problems):
