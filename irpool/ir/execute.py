@@ -164,10 +164,11 @@ def execute_family(layer: Layer, file, x, shape_input: tuple, threads, layout: s
 def _global_pool(reduction: str, et, x, xc, threads, layout: str):
     """A global ReduceMean/ReduceMax in the plugin's order for its layout (channels-last only where the Reduce node
     has it: rank 4 or 5, more than one channel) and vector width; an integer max in any order (the same bits)."""
-    if xc.dtype == np.float32 and xc.size:
+    if xc.dtype in (np.float32, np.float16) and xc.size:    # (f16: the plugin reduces in f32 and converts back)
         cl = layout == "channels_last" and x.ndim in (4, 5) and x.shape[1] > 1
-        y = global_reduce(xc, reduction, "channels_last" if cl else "planar", reduce_lanes())
-        return et.from_compute(y.reshape(x.shape[:2] + (1,) * (x.ndim - 2)))
+        y = global_reduce(xc.astype(np.float32, copy=False), reduction, "channels_last" if cl else "planar",
+                          reduce_lanes())
+        return et.from_compute(y.astype(xc.dtype, copy=False).reshape(x.shape[:2] + (1,) * (x.ndim - 2)))
     spec = PoolSpec(kernel=x.shape[2:], reduction=reduction, count="exclude_pad", sum_order="any")
     return et.from_compute(pool(xc, spec, threads=threads))
 

@@ -128,15 +128,15 @@ GLOBAL_SHAPES = [[1, 64, 7, 7], [1, 2048, 7, 7], [1, 40, 7, 7], [1, 120, 14, 14]
                  [1, 32, 4, 7, 7], [1, 40, 2, 7, 7], [1, 24, 1, 5, 6]]
 
 
-def global_reduce_ir(tmp_path, shape, after, reduction):
+def global_reduce_ir(tmp_path, shape, after, reduction, dtype="float32"):
     """A net Parameter -> [Convolution (identity 1x1 weights) -> Relu ->] Reduce{Mean,Max} over every spatial axis,
     saved as IR; the plugin's (reduce input, reduce output) on `x` by a function of x."""
     import openvino.opset1 as o1
     n, c = len(shape) - 2, shape[1]
-    p = o1.parameter(shape, ov.Type.f32, name="x")
+    p = o1.parameter(shape, np.dtype(dtype), name="x")
     src = p
     if after == "convolution":
-        eye = np.eye(c, dtype=np.float32).reshape((c, c) + (1,) * n)
+        eye = np.eye(c, dtype=dtype).reshape((c, c) + (1,) * n)
         src = o1.relu(o1.convolution(p, o1.constant(eye), [1] * n, [0] * n, [0] * n, [1] * n))
     axes = o1.constant(np.arange(2, 2 + n, dtype=np.int64))
     node = (o1.reduce_mean if reduction == "mean" else o1.reduce_max)(src, axes, True)
@@ -203,3 +203,16 @@ def test_global_reduce_mean_under_onednn_max_cpu_isa(tmp_path, limit):
     r = subprocess.run([sys.executable, "-c", _UNDER_LIMIT, str(here), str(here.parent / "helpers"), str(tmp_path)],
                        env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "equal" in r.stdout, r.stderr[-2000:]
+
+
+@pytest.mark.parametrize("after", ["parameter", "convolution"])
+@pytest.mark.parametrize("shape", [[1, 2048, 7, 7], [1, 24, 4, 7, 7]], ids=lambda s: "x".join(map(str, s)))
+def test_global_reduce_of_float16_equals_the_plugin(tmp_path, shape, after):
+    """float16 in, float16 out: the plugin reduces in f32 in its order and converts the result (to nearest even)."""
+    rng = np.random.default_rng(len(shape))
+    for reduction, kinds in (("mean", ["plain"]), ("max", ["zeros"])):
+        xml, plugin = global_reduce_ir(tmp_path, shape, after, reduction, "float16")
+        for kind in kinds:
+            fed, want = plugin((global_inputs(shape, kind, rng) * 10).astype(np.float16))
+            (got,) = irpool.run(xml, fed, layer="global").values()
+            assert_same_bits(got, want, (shape, after, reduction, kind))
