@@ -101,22 +101,33 @@ def _horizontal(lanes, op):
 
 
 def _planar(x, reduction, width):
-    """(planes, depth, HW) -> (planes,): one reduce_to_scalar call per H x W plane, each onto the last. The taps
-    are transposed first (taps, planes): every step is then one numpy call over whole rows of planes."""
+    """(planes, depth, HW) -> (planes,): one reduce_to_scalar call per H x W plane, each onto the last."""
     p, depth, hw = x.shape
     step = max(8, width)
     full = hw // step * step
     op = _op(reduction)
-    xt = np.ascontiguousarray(x.reshape(p, depth * hw).T)
     total = _start(reduction, p)
     for d in range(depth):
-        plane = xt[d * hw:(d + 1) * hw]
-        if full:            # lane i of plane d: its taps i, i + width, ... as (1, vectors, width * planes)
-            lanes = _chain(reduction, None, plane[:full].reshape(1, full // width, width * p))
-            total = op(_horizontal(lanes.reshape(width, p), op), total)
+        plane = x[:, d]
+        if full:
+            total = op(_horizontal(_lanes(plane, full, width, reduction), op), total)
         for j in range(full, hw):       # the taps left over, one at a time (fewer than a step)
-            total = op(total, plane[j])
+            total = op(total, plane[:, j])
     return total
+
+
+def _lanes(plane, full, width, reduction):
+    """Each lane from its start value over taps i, i + width, ... of a plane's first `full` -> (width, planes).
+    einsum adds a vector after the other (its inner loop runs over the lanes, its outer over the vectors: the
+    plugin's order, checked against it), 3-5x faster than numpy's reduce on 16-float rows."""
+    p = plane.shape[0]
+    s = plane.strides
+    vectors = as_strided(plane, (p, full // width, width), (s[0], width * s[1], s[1]), writeable=False)
+    if reduction == "avg":
+        lanes = np.einsum("pkl->pl", vectors) + np.float32(0)
+    else:
+        lanes = _max_chain(None, vectors)
+    return np.ascontiguousarray(lanes.T)
 
 
 def _start(reduction, m):
