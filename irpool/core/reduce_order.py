@@ -157,6 +157,11 @@ def _channels_last(x, reduction, blk):
 def global_reduce(x: np.ndarray, reduction: str, layout: str, width: int) -> np.ndarray:
     """x (n, c, *spatial) float32 -> its sums or maxima over the spatial axes, (n, c) float32, in the order of
     `layout` at `width` float lanes (16 AVX-512, 8 AVX2, 4 SSE4.1); a mean is the sum divided by the tap count."""
+    with np.errstate(invalid="ignore", over="ignore"):      # inf - inf, NaN: results here
+        return _global(x, reduction, layout, width)
+
+
+def _global(x, reduction, layout, width):
     n, c = x.shape[:2]
     spatial = x.shape[2:]
     blk = 16 if width == 16 else 8         # Reduce::createPrimitive: blk_size 16 with avx512_core, else 8
