@@ -88,8 +88,9 @@ class Node:
     def _mlas(self, x) -> bool:
         """Whether onnxruntime runs this node through MlasPool's average: a float32 AveragePool before version 19
         or GlobalAveragePool (onnxruntime/core/providers/cpu/nn/pool.cc: Pool<float, AveragePool>::Compute), but
-        for an AveragePool with both ceil_mode and count_include_pad, which its own loop runs (measured,
-        onnxruntime 1.32: the loop's bits, not MLAS's, where ceil_mode changes no window)."""
+        for an AveragePool with both ceil_mode and count_include_pad, which its own loop runs since 1.29
+        (onnxruntime's pull request 29629, docs/onnx.md; measured on 1.32: the loop's bits, not MLAS's, even where
+        ceil_mode changes no window)."""
         if x.dtype != np.float32 or self.domain or not 3 <= x.ndim <= 5 or not x.size:
             return False
         if self.op_type == "GlobalAveragePool":
