@@ -59,7 +59,8 @@ class Producers:
     "reduce_layout"): the layers that decide it, and what feeds each layer's input port 0 (at most MOST of each:
     memory stays bounded on any file)."""
     MOST = 1 << 18
-    GIVES = {t: kind for kind in ("channels_last", "planar") for t in load_defs("openvino")["reduce_layout"][f"{kind}_after"]}
+    GIVES = {t: kind for kind in ("channels_last", "planar")
+             for t in load_defs("openvino")["reduce_layout"][f"{kind}_after"]}
 
     def __init__(self):
         self.kinds, self.feeds = {}, {}
