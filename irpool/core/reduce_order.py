@@ -49,16 +49,17 @@ def _op(reduction):
 
 
 def _sum_chain(start, t):
-    """start + t[:, 0] + t[:, 1] + ... for t (m, taps, k), one tap at a time (start None: +0.0). numpy reduces a
-    middle axis tap after tap when the last axis has more than one element; with one it would add pairwise, so
-    such a column is accumulated."""
+    """start + t[:, 0] + t[:, 1] + ... for t (m, taps, k), one tap at a time (start None: +0.0). einsum adds the
+    taps one after the other when k has more than one element (its inner loop runs along k, its outer over the
+    taps; 3-5x faster than numpy's reduce on rows of 16; checked against the plugin and a scalar emulation); with
+    one it would add pairwise, so such a column is accumulated."""
     if start is not None:
         t = np.concatenate([start[:, None], t], axis=1)
     if t.shape[1] == 0:
         return np.zeros((t.shape[0], t.shape[2]), F32)
     if t.shape[2] == 1:
         total = np.add.accumulate(t, axis=1)[:, -1]
-    else:                                   # (einsum too: its inner loop runs along k, its outer over the taps)
+    else:
         total = np.einsum("mtk->mk", t)
     return total + np.float32(0)         # the plugin starts at +0.0: -0.0 + 0 = +0.0, nothing else changes
 
