@@ -1,7 +1,8 @@
 """Every way the core runs, bit for bit against OpenVINO's CPU plugin (f32 inference precision), on inputs full of
 ties of -0.0 and +0.0, NaN and infinities: the phase buffer, the direct path, one window per axis (global pools),
 a max's last axis reduced first, and chunks on threads. A max is the element its index points at (the first of
-tied elements); a sum starts at +0.0 and adds the taps in row-major order."""
+tied elements); a sum starts at +0.0 and adds the taps in row-major order. A global ReduceMean/ReduceMax runs in the
+plugin's own order for its layout and vector width (core/reduce_order.py), out of a net with layer=."""
 import contextlib
 
 import numpy as np
