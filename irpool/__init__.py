@@ -6,7 +6,7 @@ from .ir import Program
 from .report import Finding, Report
 from .version import __version__
 
-__all__ = ["IRError", "Finding", "Report", "check", "explain", "fix", "run", "load", "Program", "PoolSpec", "output_shape", "pool"]
+__all__ = ["__version__", "IRError", "Finding", "Report", "check", "explain", "fix", "run", "load", "Program", "PoolSpec", "output_shape", "pool"]
 
 
 def __getattr__(name):

@@ -19,8 +19,8 @@ value is the element the index points at, on every machine.
 
 Sums (average, Lp) add the taps one at a time in row-major kernel order, starting from +0.0, as the
 plugin and onnxruntime do (measured bit for bit): so they are never split by axis, and an all -0.0 window
-averages to +0.0. A spec with sum_order="any" (ReduceMean, whose plugin order follows its layout and the
-vector width) lets a one-window sum be numpy's pairwise one.
+averages to +0.0. A spec with sum_order="any" (where the order cannot show; the float global ReduceMean runs
+in the plugin's own order, core/reduce_order.py) lets a one-window sum be numpy's pairwise one.
 
 An integer average is the CPU plugin's too: a float32 average rounded half to even (measured: the mean
 of 3 and 4 is 4, of -1 and 0 is 0, of 254 and 255 is 254). It is exact while sums stay below 2**24;

@@ -27,9 +27,8 @@ LAYOUTS = ("channels_first", "channels_last")
 # In what order a sum adds a window's taps:
 #   sequential  one at a time in row-major kernel order from +0.0, as the plugin's pooling and onnxruntime's
 #               loop do: their last bits
-#   any         numpy's pairwise sum where that is faster: for ops whose runtime adds in an order of its own
-#               that no order matches on every machine (the plugin's JIT ReduceMean follows its layout and the
-#               vector width)
+#   any         numpy's pairwise sum where that is faster: where the order cannot show (an integer global max;
+#               the float global ReduceMean/ReduceMax run in the plugin's order in core/reduce_order.py)
 SUM_ORDERS = ("sequential", "any")
 INDEX_DTYPES = ("int32", "int64")
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import cpu
 from ..core import PoolSpec, adaptive_pool, pool
+from ..core.reduce_order import global_reduce
 from ..errors import IRError
 from ..opdefs import load as load_defs
 from . import fold, negpads
@@ -119,9 +121,21 @@ def shape_input(layer: Layer, file, found: dict, ops: dict, edges: dict, bin_pat
     return values, source.where(file)
 
 
-def execute_family(layer: Layer, file, x, shape_input: tuple, threads) -> list:
+def reduce_lanes() -> int:
+    """The float lanes of the plugin's Reduce kernel on the CPU run for: 16 with avx512_core, 8 with avx2, else 4
+    (reduce.cpp, Reduce::create_reduce_kernel: `mayiuse(avx512_core)`, then avx2, then sse41). ONEDNN_MAX_CPU_ISA
+    does not reach it (measured, 2026.4.1: under AVX2 and SSE41 the node stays jit_avx512_f32 and adds in 16
+    lanes on AMD EPYC Zen 4), so the host is read uncapped; a --cpu tier is taken as named."""
+    tier = cpu.one() if cpu.selected() not in (cpu.HOST, cpu.ALL) else cpu._host(cpu._flags(), None)
+    if tier is None:
+        return 16
+    return 16 if tier.has("avx512") else 8 if tier.has("avx2") else 4
+
+
+def execute_family(layer: Layer, file, x, shape_input: tuple, threads, layout: str = "planar") -> list:
     """An adaptive pool, or a reduction over the spatial axes, on the one core (values and, for AdaptiveMaxPool,
-    indices)."""
+    indices). `layout`: what the plugin gives a global reduction in its graph (planar after a Parameter,
+    channels_last after a Convolution: ir/run.py's producer_layout); its order of additions follows it."""
     x = np.asarray(x)
     _check_declared_input(layer, file, x)       # (an input of another rank is the input's fault, not the layer's)
     values, const_where = shape_input
@@ -143,13 +157,22 @@ def execute_family(layer: Layer, file, x, shape_input: tuple, threads) -> list:
                                      index_dtype=element_type(fl.index_type).dtype())
                 return [et.from_compute(y), i]
             return [et.from_compute(adaptive_pool(xc, fl.out_sizes, fl.reduction))]
-        # (the plugin's ReduceMean adds in an order that follows its layout in the graph and the CPU's vector
-        # width: no order is its own, docs/exactness.md)
-        spec = PoolSpec(kernel=x.shape[2:], reduction=fl.reduction, count="exclude_pad", sum_order="any")
-        y = et.from_compute(pool(xc, spec, threads=threads))
+        y = _global_pool(fl.reduction, et, x, xc, threads, layout)
         return [y if fl.keep_dims else y.reshape(x.shape[:2])]
     except IRError as e:
         raise e.located(**layer.where(file)) from None
+
+
+def _global_pool(reduction: str, et, x, xc, threads, layout: str):
+    """A global ReduceMean/ReduceMax in the plugin's order for its layout (channels-last only where the Reduce node
+    has it: rank 4 or 5, more than one channel) and vector width; an integer max in any order (the same bits)."""
+    if xc.dtype in (np.float32, np.float16) and xc.size:    # (f16: the plugin reduces in f32 and converts back)
+        cl = layout == "channels_last" and x.ndim in (4, 5) and x.shape[1] > 1
+        y = global_reduce(xc.astype(np.float32, copy=False), reduction, "channels_last" if cl else "planar",
+                          reduce_lanes())
+        return et.from_compute(y.astype(xc.dtype, copy=False).reshape(x.shape[:2] + (1,) * (x.ndim - 2)))
+    spec = PoolSpec(kernel=x.shape[2:], reduction=reduction, count="exclude_pad", sum_order="any")
+    return et.from_compute(pool(xc, spec, threads=threads))
 
 
 def feed(layer: Layer, file, x, prepared: dict) -> np.ndarray:

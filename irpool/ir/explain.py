@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from .. import drawing, select
 from ..core.shape import axis_names, out_length
-from ..errors import IRError
 from . import negpads
 from .check import check
 from .dims import DYNAMIC, compatible, text

@@ -53,6 +53,36 @@ def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = Non
     return load(source, max_bytes=max_bytes, layer=layer, bin=bin).run(inputs, threads)
 
 
+class Producers:
+    """What one_layer keeps to find the layout the plugin gives a global ReduceMean/ReduceMax (schemas/openvino.json
+    "reduce_layout"): the layers that decide it, and what feeds each layer's input port 0 (at most MOST of each:
+    memory stays bounded on any file)."""
+    MOST = 1 << 18
+    GIVES = {t: kind for kind in ("channels_last", "planar")
+             for t in load_defs("openvino")["reduce_layout"][f"{kind}_after"]}
+
+    def __init__(self):
+        self.kinds, self.feeds = {}, {}
+
+    def see(self, el) -> None:
+        if el.tag == "edge":
+            if el.get("to-port") == "0" and len(self.feeds) < self.MOST:
+                self.feeds[ids.key(el.get("to-layer"))] = ids.key(el.get("from-layer"))
+        elif el.get("type") in self.GIVES and len(self.kinds) < self.MOST:
+            self.kinds[ids.key(el.get("id"))] = self.GIVES[el.get("type")]
+
+    def layout(self, key) -> str:
+        """Walking back through input port 0 to the first layer that decides it (a Convolution: channels_last; a
+        Parameter, a Reshape, ...: planar); a walk that finds neither (past MOST layers): planar."""
+        seen = set()
+        while key in self.feeds and key not in seen:
+            seen.add(key)
+            key = self.feeds[key]
+            if key in self.kinds:
+                return self.kinds[key]
+        return "planar"
+
+
 class Program:
     """A net (or a bare layer) checked for running and ordered once, made by irpool.load: `run(inputs,
     threads=None)` gives what irpool.run gives, each call; `output_names` the keys of what it gives.
@@ -113,8 +143,10 @@ class Program:
         input; its shape input is a Const read from the weights file, or folded from one (fold.py)."""
         sel = select.parse(key, ids.key)                # (an id as read_model reads it: "04" is 4)
         by_id, by_name, pooling, found_consts, shape_ops, shape_edges = [], [], [], {}, {}, {}
+        producers = Producers()
         wanted, n_pooling = None, 0     # wanted: the layers whose input edges are kept (known once edges come)
         for el in doc.elements():
+            producers.see(el)
             if el.getparent() is None:                  # a bare <layer>
                 by_id.append(read_layer(el, doc.problems))
             elif el.tag == "edge":
@@ -147,15 +179,20 @@ class Program:
             raise IRError(f"{len(found)} layers have {'id' if by_id else 'name'} {sel.sought!r} (ids"
                           f" {', '.join(layer.id for layer in found)}, lines {', '.join(str(layer.line) for layer in found)});"
                           " give an id that is used once", file=doc.file, code="no-such-layer")
-        layer = found[0]
+        return cls._of_layer(doc, found[0], sel.sought, (found_consts, shape_ops, shape_edges, consts.bin_path(bin, doc.file)),
+                             producers)
+
+    @classmethod
+    def _of_layer(cls, doc: Document, layer: Layer, sought: str, shape_parts: tuple, producers) -> "Program":
+        """The Program of `layer`, found by one_layer; a family layer's shape input and its producer's layout."""
         if not is_pooling(layer) and not is_family(layer):
-            raise IRError(f"layer {sel.sought!r} is a {layer.type}; irpool runs {', '.join(POOL_TYPES + FAMILY_TYPES)} layers",
+            raise IRError(f"layer {sought!r} is a {layer.type}; irpool runs {', '.join(POOL_TYPES + FAMILY_TYPES)} layers",
                           code="unsupported", **layer.where(doc.file))
         program = cls.__new__(cls)
         program.file, program.prepared, program.snippet, program.family = doc.file, {}, layer, None
         if is_family(layer):
-            program.family = shape_input(layer, doc.file, found_consts, shape_ops, shape_edges,
-                                          consts.bin_path(bin, doc.file))
+            program.family = shape_input(layer, doc.file, *shape_parts)
+            program.layout = producers.layout(ids.key(layer.id))
         return program
 
     def _add(self, el, problems):
@@ -279,6 +316,7 @@ class Program:
         return ([p.id for p in layer.outputs] + [str(i + 1) for i in range(len(layer.outputs), n)])[:n]
 
     cpu_tier = cpu.HOST     # the --cpu choice it was loaded under (irpool.cpu)
+    layout = "planar"       # one_layer: the layout the plugin gives a global pool in its net (producer_layout)
 
     def run(self, inputs, threads: int | None = None) -> dict:
         """As irpool.run: {Result name: array} for a net, {output port id: array} for a bare layer."""
@@ -336,7 +374,7 @@ class Program:
                               code="bad-input", **layer.where(self.file))
             inputs = next(iter(inputs.values()))
         if self.family is not None:
-            outs = execute_family(layer, self.file, inputs, self.family, threads)
+            outs = execute_family(layer, self.file, inputs, self.family, threads, self.layout)
         else:
             outs = execute(layer, self.file, inputs, threads, self.prepared)
         ids = [p.id for p in layer.outputs] + [str(i + 1) for i in range(len(layer.outputs), len(outs))]

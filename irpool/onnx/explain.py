@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from .. import drawing, select
 from ..core import axis_names
-from ..errors import IRError
 from ..limits import MAX_BYTES
 from .check import judge_all
 from .model import describe, read

@@ -7,11 +7,12 @@ from dataclasses import replace
 import numpy as np
 
 from ..core import PoolSpec, pool
+from ..core.mlas_pool import average as mlas_average
 from ..dtypes import narrow, widen
 from ..errors import IRError
 from ..opdefs import load
 from .attributes import NHWC, node_attrs, op_version, pads_refusal, to_spec
-from .ort_geometry import fit, ort_max_start
+from .ort_geometry import fit, ort_axis, ort_max_start
 
 
 class Node:
@@ -74,6 +75,8 @@ class Node:
                     for a, cut in zip(spec.spatial_axes(x.ndim), cuts):
                         index[a] = slice(0, x.shape[a] - cut)
                     x = x[tuple(index)]
+            if self._mlas(x):
+                return [self._mlas_average(x, self.spec(x.shape))]
             if self.outputs == 2:
                 y, indices = pool(widen(x), spec, indices=True, threads=threads)
                 return [narrow(y, x.dtype), indices]
@@ -81,6 +84,27 @@ class Node:
         except IRError as e:
             raise IRError(f"{self.op}: {e.reason}") from None
 
+
+    def _mlas(self, x) -> bool:
+        """Whether onnxruntime runs this node through MlasPool's average: a float32 AveragePool before version 19
+        or GlobalAveragePool (onnxruntime/core/providers/cpu/nn/pool.cc: Pool<float, AveragePool>::Compute), but
+        for an AveragePool with both ceil_mode and count_include_pad, which its own loop runs since 1.29
+        (onnxruntime's pull request 29629, docs/onnx.md; measured on 1.32: the loop's bits, not MLAS's, even where
+        ceil_mode changes no window)."""
+        if x.dtype != np.float32 or self.domain or not 3 <= x.ndim <= 5 or not x.size:
+            return False
+        if self.op_type == "GlobalAveragePool":
+            return True
+        spec = self.spec(x.shape)
+        return self.op_type == "AveragePool" and int(self.op.rsplit("-", 1)[1]) < 19 and \
+            not (spec.rounding != "floor" and spec.count == "include_onnx")
+
+    def _mlas_average(self, x, spec) -> np.ndarray:
+        """MLAS's order of additions and divisors (core/mlas_pool.py) on onnxruntime's pads and output lengths."""
+        axes = [ort_axis(L, k, s, 1, pb, pe, spec.auto_pad, spec.rounding != "floor")
+                for L, k, s, pb, pe in zip(x.shape[2:], spec.kernel, spec.strides, spec.pads_begin, spec.pads_end)]
+        pads_b, pads_e, outs = zip(*axes)
+        return mlas_average(x, spec.kernel, spec.strides, pads_b, pads_e, outs, spec.count == "include_onnx")
 
     def _empty(self, x, spec, outs) -> list:
         shape = list(x.shape)

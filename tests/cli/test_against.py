@@ -135,7 +135,8 @@ def _cli(capsys, *argv):
 
 def test_a_layer_inside_a_net_equals_openvino(tmp_path, capsys):
     import openvino as ov
-    net, x = _ir_net(tmp_path), _input(tmp_path)
+    net = _ir_net(tmp_path)
+    _input(tmp_path)
     status, out, err = _cli(capsys, "run", net, "--layer", "the_pool", "-i", f"0={tmp_path / 'x.npy'}",
                             "--against", "openvino")
     assert status == 0, (out, err)
@@ -317,3 +318,23 @@ def test_a_cpu_tier_runs_the_runtime_under_its_isa_limit(tmp_path, capsys):
     if above:
         status, out, err = _cli(capsys, *argv, "--cpu", above[-1])
         assert status == 2 and f"not at {above[-1]}" in err and not out, (out, err)
+
+
+def test_a_global_mean_after_a_convolution_is_compared_as_the_runtime_ran_it(tmp_path, capsys):
+    """In its model a global ReduceMean after a Convolution adds in the channels-last order; cut from the model its
+    input is a Parameter and the plugin keeps it planar: --against compares with irpool's planar order, says so,
+    and the two agree bit for bit (40 channels, 7x7: the two orders differ in most of them)."""
+    import openvino as ov
+    import openvino.opset14 as ops
+    x = ops.parameter([1, 3, 9, 9], ov.Type.f32, name="image")
+    w = np.random.default_rng(3).standard_normal((40, 3, 3, 3)).astype(F32)
+    conv = ops.convolution(x, ops.constant(w), [1, 1], [0, 0], [0, 0], [1, 1])
+    mean = ops.reduce_mean(conv, ops.constant(np.array([2, 3], np.int64)), True)
+    mean.set_friendly_name("gap")
+    path = tmp_path / "gap.xml"
+    ov.save_model(ov.Model([mean.output(0)], [x], "gap"), str(path), compress_to_fp16=False)
+    np.save(tmp_path / "y.npy", np.random.default_rng(4).standard_normal((1, 40, 7, 7)).astype(F32) * F32(3))
+    status, out, err = _cli(capsys, "run", str(path), "--layer", "gap", "-i", f"0={tmp_path / 'y.npy'}",
+                            "--against", "openvino")
+    assert "channels-last" in out and "compared in that order" in out, out
+    assert status == 0 and "agree bit for bit" in out, (out, err)

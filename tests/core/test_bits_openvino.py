@@ -1,7 +1,8 @@
 """Every way the core runs, bit for bit against OpenVINO's CPU plugin (f32 inference precision), on inputs full of
 ties of -0.0 and +0.0, NaN and infinities: the phase buffer, the direct path, one window per axis (global pools),
 a max's last axis reduced first, and chunks on threads. A max is the element its index points at (the first of
-tied elements); a sum starts at +0.0 and adds the taps in row-major order."""
+tied elements); a sum starts at +0.0 and adds the taps in row-major order. A global ReduceMean/ReduceMax runs in the
+plugin's own order for its layout and vector width (core/reduce_order.py), out of a net with layer=."""
 import contextlib
 
 import numpy as np
@@ -10,6 +11,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from bits import assert_same_bits
+import irpool
 from irpool.core import PoolSpec, pool, release_workspaces, tuning
 from ovbuild import ov_model, ov_outputs
 
@@ -121,3 +123,120 @@ def test_global_averages_add_in_the_plugins_order(shape, dtype):
                exclude_pad=True)
     x = (np.random.default_rng(sum(shape)).standard_normal(shape) * 3).astype(dtype)
     assert_same_bits(run_path("window", cfg, x, indices=False)[0], ov_outputs(cfg, x)[0], cfg)
+
+
+GLOBAL_SHAPES = [[1, 64, 7, 7], [1, 2048, 7, 7], [1, 40, 7, 7], [1, 120, 14, 14], [2, 17, 3, 3], [1, 24, 1, 7],
+                 [1, 32, 4, 7, 7], [1, 40, 2, 7, 7], [1, 24, 1, 5, 6]]
+
+
+def global_reduce_ir(tmp_path, shape, after, reduction, dtype="float32"):
+    """A net Parameter -> [Convolution (identity 1x1 weights) -> Relu ->] Reduce{Mean,Max} over every spatial axis,
+    saved as IR; the plugin's (reduce input, reduce output) on `x` by a function of x."""
+    import openvino.opset1 as o1
+    n, c = len(shape) - 2, shape[1]
+    p = o1.parameter(shape, np.dtype(dtype), name="x")
+    src = p
+    if after == "convolution":
+        eye = np.eye(c, dtype=dtype).reshape((c, c) + (1,) * n)
+        src = o1.relu(o1.convolution(p, o1.constant(eye), [1] * n, [0] * n, [0] * n, [1] * n))
+    axes = o1.constant(np.arange(2, 2 + n, dtype=np.int64))
+    node = (o1.reduce_mean if reduction == "mean" else o1.reduce_max)(src, axes, True)
+    node.set_friendly_name("global")
+    model = ov.Model([src.output(0), node.output(0)], [p])
+    ov.save_model(model, tmp_path / "net.xml", compress_to_fp16=False)
+    compiled = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    return tmp_path / "net.xml", lambda x: [compiled([x])[o] for o in compiled.outputs]
+
+
+def global_inputs(shape, kind, rng):
+    """Plain values; or a ReLU's output with zeros of both signs (a max's ties); or a NaN in each plane."""
+    x = (rng.standard_normal(shape) * 3).astype(np.float32)
+    if kind == "zeros":
+        x = np.where(rng.random(shape) < 0.6, np.where(rng.random(shape) < 0.5, 0.0, -0.0), -np.abs(x))
+    elif kind == "nan":
+        planes = x.reshape(shape[0] * shape[1], -1)
+        planes[np.arange(len(planes)), rng.integers(0, planes.shape[1], len(planes))] = np.nan
+    return x.astype(np.float32)
+
+
+@pytest.mark.parametrize("after", ["parameter", "convolution"])
+@pytest.mark.parametrize("shape", GLOBAL_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_global_reduce_mean_and_max_equal_the_plugin_in_their_net(tmp_path, shape, after):
+    """A global ReduceMean (plain values) and ReduceMax (zeros of both signs; a NaN in each plane) run with layer=
+    out of their net: the plugin adds in lanes on the planar layout a Parameter gives it, by rows on the
+    channels-last one a Convolution gives it (core/reduce_order.py); the same bits, the sign of zero included."""
+    rng = np.random.default_rng(sum(shape))
+    for reduction, kinds in (("mean", ["plain", "zeros"]), ("max", ["zeros", "nan"])):
+        xml, plugin = global_reduce_ir(tmp_path, shape, after, reduction)
+        for kind in kinds:
+            fed, want = plugin(global_inputs(shape, kind, rng))
+            (got,) = irpool.run(xml, fed, layer="global").values()
+            assert_same_bits(got, want, (shape, after, reduction, kind))
+
+
+_UNDER_LIMIT = r"""
+import sys, pathlib, numpy as np
+sys.path[:0] = sys.argv[1:3]
+import test_bits_openvino as t
+from bits import assert_same_bits
+import irpool
+tmp = pathlib.Path(sys.argv[3])
+for i, (shape, after) in enumerate([([1, 40, 7, 7], "convolution"), ([1, 64, 7, 7], "parameter"),
+                                    ([1, 32, 4, 7, 7], "parameter")]):
+    (tmp / str(i)).mkdir()
+    xml, plugin = t.global_reduce_ir(tmp / str(i), shape, after, "mean")
+    fed, want = plugin(t.global_inputs(shape, "plain", np.random.default_rng(i)))
+    assert_same_bits(next(iter(irpool.run(xml, fed, layer="global").values())), want, (shape, after))
+print("equal")
+"""
+
+
+@pytest.mark.parametrize("limit", ["AVX2", "SSE41"])
+def test_global_reduce_mean_under_onednn_max_cpu_isa(tmp_path, limit):
+    """Under ONEDNN_MAX_CPU_ISA the plugin's pools and convolutions take the limited kernels, its Reduce node does
+    not (measured on AMD EPYC Zen 4: still jit_avx512_f32, 16 lanes): irpool's order follows the Reduce node."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    here = pathlib.Path(__file__).parent
+    env = dict(os.environ, ONEDNN_MAX_CPU_ISA=limit)
+    r = subprocess.run([sys.executable, "-c", _UNDER_LIMIT, str(here), str(here.parent / "helpers"), str(tmp_path)],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "equal" in r.stdout, r.stderr[-2000:]
+
+
+@pytest.mark.parametrize("after", ["parameter", "convolution"])
+@pytest.mark.parametrize("shape", [[1, 2048, 7, 7], [1, 24, 4, 7, 7]], ids=lambda s: "x".join(map(str, s)))
+def test_global_reduce_of_float16_equals_the_plugin(tmp_path, shape, after):
+    """float16 in, float16 out: the plugin reduces in f32 in its order and converts the result (to nearest even)."""
+    rng = np.random.default_rng(len(shape))
+    for reduction, kinds in (("mean", ["plain"]), ("max", ["zeros"])):
+        xml, plugin = global_reduce_ir(tmp_path, shape, after, reduction, "float16")
+        for kind in kinds:
+            fed, want = plugin((global_inputs(shape, kind, rng) * 10).astype(np.float16))
+            (got,) = irpool.run(xml, fed, layer="global").values()
+            assert_same_bits(got, want, (shape, after, reduction, kind))
+
+
+@pytest.mark.parametrize("width", [4, 8, 16])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_global_reduce_orders_equal_the_kernels_read_one_operation_at_a_time(width, data):
+    """Every width of the plugin's Reduce kernel (16 measured above; 8 and 4, for CPUs without avx512_core, read from
+    reduce.cpp) against a scalar emulation of the kernel (tests/helpers/reference.py), planar and channels-last,
+    sums and maxima over zeros of both signs, NaN and infinities."""
+    from irpool.core.reduce_order import global_reduce
+    from reference import ref_global_reduce
+    nd = data.draw(st.integers(1, 3))
+    shape = [data.draw(st.integers(1, 2)), data.draw(st.sampled_from([1, 3, 8, 17, 20]))] + \
+        [data.draw(st.integers(1, 9 if nd < 3 else 5)) for _ in range(nd)]
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 32 - 1)))
+    x = (rng.standard_normal(shape) * 3).astype(np.float32)
+    if data.draw(st.booleans()):
+        x = rng.choice(np.array([0.0, -0.0, -1.5, 2.0, np.nan, np.inf, -np.inf], np.float32), size=shape)
+    layout = data.draw(st.sampled_from(["planar", "channels_last"])) if nd > 1 else "planar"
+    for reduction in ("avg", "max"):
+        with np.errstate(invalid="ignore", over="ignore"):     # inf - inf: NaN, a result here
+            want = ref_global_reduce(x, reduction, layout, width)
+        assert_same_bits(global_reduce(x, reduction, layout, width), want, (shape, layout, reduction, width))

@@ -114,10 +114,19 @@ def mlas_global(kernel, strides, pads, spatial) -> bool:
 
 
 def adds_in_order(version, x, spec) -> bool:
-    """Where onnxruntime's AveragePool adds a window's elements one at a time in row-major order, as irpool does
-    (bit for bit): from version 19 (its own loop), and in 1-D before it (MLAS's 1-D kernel) unless MLAS takes its
-    global kernel. Before 19, 2-D and 3-D run MLAS's kernels, whose order is their own (measured: the last bits of
-    about half the averages differ)."""
+    """Where onnxruntime's AveragePool adds a window's elements one at a time in row-major order from +0.0, as the
+    core does (bit for bit): from version 19 (its own loop), before it with both ceil_mode and count_include_pad
+    (its own loop too, measured), and in 1-D (MLAS's 1-D kernel) unless MLAS takes its global kernel. The other
+    float32 averages before 19 run MLAS's kernels, whose order irpool.onnx.run follows (`mlas_average`)."""
     spatial = x.shape[2:]
-    return version >= 19 or (x.ndim == 3 and not mlas_global(spec.kernel, spec.strides, sum(plan_pads(spec, spatial), []),
-                                                             spatial))
+    return version >= 19 or spec.rounding != "floor" and spec.count == "include_onnx" or \
+        (x.ndim == 3 and not mlas_global(spec.kernel, spec.strides, sum(plan_pads(spec, spatial), []), spatial))
+
+
+def mlas_average(op, version, x, attrs) -> bool:
+    """Where onnxruntime averages through MlasPool (a float32 AveragePool before version 19 without both ceil_mode
+    and count_include_pad, or GlobalAveragePool) and irpool.onnx.run follows MLAS's order (core/mlas_pool.py)."""
+    if x.dtype != np.float32 or not 3 <= x.ndim <= 5:
+        return False
+    both = attrs.get("ceil_mode", 0) and attrs.get("count_include_pad", 0)
+    return op == "GlobalAveragePool" or op == "AveragePool" and version < 19 and not both

@@ -133,3 +133,49 @@ def ref_pool(x, spec):
     if spec.layout == "channels_last":
         vals = np.moveaxis(vals, 1, -1)
     return vals, (idx.astype(spec.index_dtype) if is_max else None)
+
+
+def ref_global_reduce(x, reduction, layout, width):
+    """The CPU plugin's JIT Reduce over every spatial axis, one float32 operation at a time (read from
+    src/plugins/intel_cpu/src/nodes/reduce.cpp): `a > b ? a : b` for max (x86 maxps), + for avg; lanes and their
+    horizontal tree on planar planes, rows on channels-last blocks. Returns (n, c) float32."""
+    f = np.float32
+    op = (lambda a, b: f(a + b)) if reduction == "avg" else (lambda a, b: a if a > b else b)
+    start = f(0) if reduction == "avg" else np.finfo(f).min
+    n, c, spatial = x.shape[0], x.shape[1], x.shape[2:]
+    blk = 16 if width == 16 else 8
+    out = np.empty((n, c), f)
+    for b, ch in itertools.product(range(n), range(c)):
+        flat = [f(v) for v in x[b, ch].reshape(-1)]
+        if layout == "planar":
+            hw = spatial[-1] * (spatial[-2] if len(spatial) > 1 else 1)
+            total = start
+            for d in range(len(flat) // hw):
+                plane, full = flat[d * hw:(d + 1) * hw], hw // max(8, width) * max(8, width)
+                if full:
+                    lanes = [start] * width
+                    for t in range(full):
+                        lanes[t % width] = op(lanes[t % width], plane[t])
+                    while len(lanes) > 4:                           # quarters, halves: first half op second
+                        half = len(lanes) // 2
+                        lanes = [op(lanes[i], lanes[i + half]) for i in range(half)] if half == 4 else \
+                            [op(op(lanes[i], lanes[i + 4]), op(lanes[i + 8], lanes[i + 12])) for i in range(4)]
+                    total = op(op(op(lanes[0], lanes[1]), op(lanes[2], lanes[3])), total)
+                for v in plane[full:]:
+                    total = op(total, v)
+        else:
+            sp = spatial[1:] if len(spatial) == 3 and spatial[0] == 1 else spatial
+            rows = len(sp) == 2 and sp[0] > 1 and sp[1] > 1 and ch < c // blk * blk
+            if rows:
+                total = start
+                for h in range(sp[0]):
+                    row = start
+                    for v in flat[h * sp[1]:(h + 1) * sp[1]]:
+                        row = op(row, v)
+                    total = op(total, row)
+            else:
+                total = start
+                for v in flat:
+                    total = op(total, v)
+        out[b, ch] = f(total / f(len(flat))) if reduction == "avg" else total
+    return out

@@ -157,3 +157,27 @@ def test_run_layer_finds_its_layer_and_refuses_in_one_line(converted, tmp_path):
         assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     r = cli("run", xml, "-i", f"0={tmp_path / 'x.npy'}")
     assert r.returncode == 2 and "--layer ID|NAME" in r.stderr, r.stderr
+
+
+def test_the_global_pools_of_the_real_models_equal_the_plugin_in_their_model(tmp_path):
+    """The GlobalAveragePool of SqueezeNet and DenseNet-121 (a ReduceMean after a ReLU, after a Convolution and
+    a Concat: channels-last for the plugin), with its real weights: the plugin runs the whole model with the
+    ReduceMean's input as an output too; irpool runs the layer (layer=, by name) on that input: the same bits."""
+    from bits import assert_same_bits
+    core, compared = ov.Core(), 0
+    for name in ("light_squeezenet", "light_densenet121"):
+        if not (LIGHT / f"{name}.onnx").exists():
+            continue
+        model = ov.convert_model(str(LIGHT / f"{name}.onnx"))
+        xml = tmp_path / f"{name}.xml"
+        ov.save_model(model, str(xml), compress_to_fp16=False)
+        for node in (n for n in model.get_ordered_ops() if n.get_type_name() in ("ReduceMean", "ReduceMax")):
+            both = ov.Model([node.input_value(0), node.output(0)], model.get_parameters())
+            compiled = core.compile_model(both, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+            x = np.random.default_rng(compared).standard_normal(list(model.get_parameters()[0].get_shape()))
+            fed, want = (compiled([x.astype(np.float32)])[o] for o in compiled.outputs)
+            (got,) = irpool.run(xml, fed, layer=node.get_friendly_name()).values()
+            assert_same_bits(got, want, (name, node.get_friendly_name()))
+            compared += 1
+    if not compared:
+        pytest.skip("the onnx package ships no light models here")

@@ -3,10 +3,10 @@ ReduceMean alone (planar layout) and after a convolution (channels-last, as in a
 the CPU, the layout and kernel the plugin chose and which of the candidate orders below gives its bits for
 which channels.
 
-Run it on any machine (`python tests/tools/probe_reduce_order.py [--json]`). irpool sums a global ReduceMean pairwise
-(numpy's sum, equal to the plugin to float32 rounding, docs/exactness.md), because the order depends on the
-layout the plugin picks in the graph and on the CPU's vector width; this probe is what a bit-exact ReduceMean
-would have to follow.
+Run it on any machine (`python tests/tools/probe_reduce_order.py [--json]`). irpool follows the orders found here
+(irpool/core/reduce_order.py: "lanes16 per plane" planar, "rows, last C % 16 sequential" channels-last, "sequential"
+channels-last 3-D); its row "irpool" is that code on the layout the plugin reports and irpool's vector width for
+this CPU, so a record from another CPU shows whether irpool holds there.
 """
 from __future__ import annotations
 
@@ -81,8 +81,16 @@ ORDERS = {
     "rows, last C % 16 sequential": lambda x: rows_in_vectors(x, 16) if x.ndim == 3 else None,
     "lanes16 per plane": lambda x: lanes_per_plane(x, 16),
     "lanes8 per plane": lambda x: lanes_per_plane(x, 8),       # AVX2's, as read from the source: not measured
-    "pairwise (irpool)": lambda x: x.reshape(x.shape[0], -1).sum(1, dtype=F32),
+    "pairwise (numpy)": lambda x: x.reshape(x.shape[0], -1).sum(1, dtype=F32),
 }
+
+
+def irpool_order(x: np.ndarray, layout: str) -> np.ndarray:
+    """irpool's sum for the plugin's layout ('abcd' planar, 'acdb' channels-last) and irpool's width here."""
+    from irpool.core.reduce_order import global_reduce
+    from irpool.ir.execute import reduce_lanes
+    order = "planar" if layout in ("abcd", "abcde") else "channels_last"
+    return global_reduce(x[None], "avg", order, reduce_lanes())[0] * F32(x[0].size)
 CASES = [(64, (7, 7)), (40, (7, 7)), (120, (14, 14)), (17, (6, 6)), (32, (4, 7, 7)), (40, (2, 7, 7))]
 
 
@@ -111,7 +119,8 @@ def probe() -> list[dict]:
             want = want.reshape(-1)
             x = x.reshape((channels,) + tuple(spatial))
             matches = {}
-            for name, order in ORDERS.items():
+            orders = dict(ORDERS, irpool=lambda x: irpool_order(x, kernel[0][1] if kernel else "abcd"))
+            for name, order in orders.items():
                 total = order(x)
                 if total is None:
                     continue
