@@ -131,3 +131,31 @@ def test_the_cpu_records_negative_pad_and_4_bit_verdicts_hold_on_this_cpu_too():
         pytest.skip("no verdict/ files of a CPU record here")
     got = compile_in_child(files)
     assert [("ok" if g == "ok" else "refused") for g in got] == [_evidence(x)[0] for x in files], got
+
+
+def _probe_files() -> list[str]:
+    return sorted(p for f in FOLDERS for p in glob.glob(os.path.join(f, "*", "probes", "probe_plugin.json")))
+
+
+@pytest.mark.parametrize("probe", _probe_files() or [pytest.param(None, marks=pytest.mark.skip(
+    reason="no probe_plugin.json of a CPU record here"))])
+def test_a_cpu_records_plugin_probe_agrees_with_the_rules_for_that_cpu(probe):
+    """probe_plugin.py --json run on a real CPU (858 cases: every element type through every pooling op, by
+    channels, dilation and indices): each result is what irpool's rules say for that CPU (its profile from the
+    record's cpu.txt), by probe_plugin.py's own agreement rule (compiles: no error; kernels: an error or a
+    cpu-dependent warning; refused before any kernel: an error)."""
+    import probe_plugin
+    folder = os.path.dirname(os.path.dirname(probe))
+    flags = record_plugin.folder_flags(folder)
+    if flags is None:
+        pytest.skip(f"{folder}: no cpu.txt to tell its CPU")
+    with open(probe, encoding="utf-8") as f:
+        rows = json.load(f)["cases"]
+    wrong = []
+    with cpu.judging(cpu.profile(flags, os.path.basename(folder))):
+        for r in rows:
+            want = probe_plugin.expected(r["op"], r["condition"], r["channels"], r["type"])
+            ok = {"compiles": ("compiles", "warning"), "kernels": ("warning", "error")}.get(r["result"], ("error",))
+            if want not in ok:
+                wrong.append((r["op"], r["condition"], r["channels"], r["type"], r["result"], want))
+    assert not wrong and len(rows) > 0, wrong[:20]
