@@ -10,8 +10,9 @@ oneDNN cannot create; plugin: compile_model elsewhere; crash: the process ended)
 bits of one inference with a fixed input, compiled with INFERENCE_PRECISION_HINT=f32 (what irpool's run computes).
 Cases run in a child process, restarted after a crash.
 
-The corpus is made here, from seeds, by hand-written IR text: the same bytes on every machine for one
-CORPUS_VERSION (change the version whenever a case changes). tests/ir/test_cpu_records.py regenerates it, checks
+The corpus is made here, from seeds, by hand-written IR text (version 2: every element type through every pooling
+op, pools before a Convert, the 4-bit types' channel blocks, negative pads, the differential test's random
+layers): the same bytes on every machine for one CORPUS_VERSION (change the version whenever a case changes). tests/ir/test_cpu_records.py regenerates it, checks
 each file's hash and replays the record: irpool's verdict and bits for the record's CPU must be the recorded ones.
 """
 from __future__ import annotations
@@ -27,7 +28,7 @@ import time
 
 import numpy as np
 
-CORPUS_VERSION = "1"
+CORPUS_VERSION = "2"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Every element type an IR port can name but string and dynamic, with its precision name.
@@ -100,14 +101,13 @@ def corpus() -> list[dict]:
         for c in (2, 8, 16, 17, 24, 32):
             cases.append(dict(id=f"block/{name}/C{c}", type=name, shape=[1, c, 4, 4],
                               xml=net(name, [1, c, 4, 4], "AvgPool-1", POOLS["AvgPool-1"])))
-    cases += _negative_pads()
-    return cases
+    return cases + _negative_pads() + _differential()
 
 
 def _negative_pads() -> list[dict]:
     """Negative pads: test_negative_pads.py's random layers at a fixed seed (MaxPool-8/14 with their indices used,
     as that test writes them), and the same MaxPool-8/14 with their indices unused."""
-    sys.path[:0] = [os.path.join(HERE, "..", "helpers"), os.path.join(HERE, "..", "ir")]
+    _path("helpers", "ir")
     from irbuild import net_xml
     from test_negative_pads import random_layer
     rng, out = np.random.default_rng(51), []
@@ -121,6 +121,26 @@ def _negative_pads() -> list[dict]:
             text = text[:cut] + text[text.index("</layer>", cut) + len("</layer>"):]
             text = text.replace('<edge from-layer="1" from-port="2" to-layer="3" to-port="0"/>', "")
             out.append(dict(id=f"negpad/{n}/values-only", xml=text, type="f32", shape=shape))
+    return out
+
+
+def _path(*folders) -> None:
+    """The test folders the corpus borrows its random layers from, on sys.path (once)."""
+    for folder in folders:
+        if os.path.join(HERE, "..", folder) not in sys.path:
+            sys.path.insert(0, os.path.join(HERE, "..", folder))
+
+
+def _differential() -> list[dict]:
+    """The differential test's random layers (tests/helpers/ovbuild.py random_config: MaxPool-1/8/14 and
+    AvgPool-1/14/16, ranks 3-5, every auto_pad and rounding, f32/f16/i32/u8) at a fixed seed, as IR text."""
+    _path("helpers")
+    from irbuild import ELEMENT, net_xml
+    from ovbuild import random_config
+    rng, out = np.random.default_rng(20261128), []
+    for n in range(100):
+        cfg = random_config(rng)
+        out.append(dict(id=f"differential/{n}", xml=net_xml(cfg), type=ELEMENT[cfg["dtype"]], shape=cfg["shape"]))
     return out
 
 
