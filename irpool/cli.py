@@ -85,6 +85,7 @@ def _check_end(args, results, changed, cpu, out) -> int:
     """What check prints once every file is done (--diff's tally, the JSON or SARIF document, the summary line);
     its exit status."""
     from . import formats
+    from .cpu import label
     status = formats.exit_status(results)
     if args.diff:                                   # the diff alone on standard output, whatever the format
         s = formats.summary(results)
@@ -95,12 +96,13 @@ def _check_end(args, results, changed, cpu, out) -> int:
                 formats.text(r, sys.stdout, sys.stderr)
         return max(status, 1) if changed else status
     if args.format == "json":
-        from .cpu import label
         print(formats.json_document(results, label(cpu)), file=out)
     elif args.format == "sarif":
         print(formats.sarif_document(results), file=out)
     elif args.format == "text" and (len(results) > 1 or args.quiet):
         print(formats.summary_line(results), file=out)
+    if args.format == "text" and str(cpu).strip().lower() == "all":   # (issue 54 item 12: which CPUs it judged)
+        print(f"irpool: judged for {label(cpu)}", file=out)
     return status
 
 
@@ -252,7 +254,7 @@ def _jobs(text: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .cpu import tiers
+    from . import cpu
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
         prog="irpool", formatter_class=fmt,
@@ -265,7 +267,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_check_parser, _run_parser, _codes_parser, _explain_parser):
         add(sub, fmt)
-    _common_options(sub, tiers)
+    _common_options(sub, cpu)
     return parser
 
 
@@ -371,15 +373,16 @@ def _explain_parser(sub, fmt) -> None:
     p.set_defaults(func=_explain)
 
 
-def _common_options(sub, tiers) -> None:
-    """The options every command but codes takes."""
+def _common_options(sub, cpu) -> None:
+    """The options every command but codes takes (`cpu`: irpool.cpu, for the tiers and CPUs --cpu names)."""
     for name, p in sub.choices.items():
         if name == "codes":
             continue
-        p.add_argument("--cpu", type=_tier, default=None, metavar="TIER",
+        p.add_argument("--cpu", type=_tier, default=None, metavar="CPU",
                        help="the CPU OpenVINO's CPU plugin is judged for" + (" and whose rounding run follows"
                        if name == "run" else "") + ": host (default: this machine, ONEDNN_MAX_CPU_ISA honoured),"
-                       " a tier (" + ", ".join(t.name for t in tiers()) + ")" + ("" if name == "run" else
+                       " a tier (" + ", ".join(t.name for t in cpu.tiers()) + "), a CPU measured (" +
+                       ", ".join(cpu.profiles()) + ")" + ("" if name == "run" else
                        ", or all (every tier: a cpu-dependent warning names the tiers that refuse)") +
                        "; default from [tool.irpool] cpu")
         if name != "check":

@@ -37,7 +37,11 @@ def describe(code: str) -> str:
     fix = "; irpool check --fix rewrites it" if c.get("fixable") else ""
     body = textwrap.fill(c["explanation"], 100)
     example = textwrap.indent(c["example"], "    ")
-    return f"{code} ({c['severity']}{fix})\n{c['summary']}\n\n{body}\n\nexample:\n{example}"
+    rules = ""
+    if code in ("cpu-dependent", "cpu-tier"):                  # the rules, where they are read, the CPUs seen
+        from .cpu import rules_text
+        rules = "\n\nthe CPU-dependent rules (the source line, capped or not, the CPUs seen on):\n" + rules_text()
+    return f"{code} ({c['severity']}{fix})\n{c['summary']}\n\n{body}{rules}\n\nexample:\n{example}"
 
 
 def listing() -> str:

@@ -3,16 +3,19 @@ are for, and how a rule measured per tier becomes one finding.
 
 The plugin decides a few things by what oneDNN's `mayiuse` answers: whether bf16 and f16 are pooled natively,
 the channel block of its layouts, which kernels exist for a type. A tier is a oneDNN ISA with those it
-includes. check, explain and run judge for one tier (`host` by default: this machine's flags, capped by
-ONEDNN_MAX_CPU_ISA as oneDNN caps them) or for every tier (`all`). The choice is held here for the length of
-a call (`judging`), so the rules in ir/layers.py ask `judge` and `one()` rather than take it through every
-caller; a Program keeps its `selected()` choice for its runs.
+includes. One thing ONEDNN_MAX_CPU_ISA does not cap: the default inference precision (bf16 where the CPU has
+avx512_bf16, "bf16_default"), so a CPU is its capped tier and that (a profile: schemas "machines"). check,
+explain and run judge for one CPU (`host` by default: this machine's flags, capped by ONEDNN_MAX_CPU_ISA as
+oneDNN caps them; a tier, as a real CPU of that tier; a profile by name) or for every tier (`all`). The choice
+is held in a ContextVar for the length of a call (`judging`), so the rules in ir/layers.py ask `judge` and
+`one()` rather than take it through every caller; a Program keeps its `selected()` choice for its runs.
 """
 from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from dataclasses import dataclass
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from .errors import IRError
@@ -27,6 +30,8 @@ class Tier:
     name: str                 # as --cpu takes it: avx2, avx512-bf16, amx, ...
     onednn: str               # as ONEDNN_MAX_CPU_ISA takes it: AVX2, AVX512_CORE_BF16, ...
     isas: frozenset           # this tier and every tier it includes (what mayiuse answers yes to)
+    bf16_default: bool = False    # compile_model infers in bf16 by default (the CPU's avx512_bf16, not capped)
+    profile: str = ""         # the CPU profile it is ("amd-epyc-zen4", "host"), "" for a tier named alone
 
     def has(self, name: str) -> bool:
         return name in self.isas
@@ -57,14 +62,41 @@ def tiers() -> tuple:
         for inc in raw[name]["includes"]:
             out |= closure(inc)
         return out
-    return tuple(Tier(n, d["onednn"], frozenset(closure(n))) for n, d in raw.items())
+    bf16 = _table()["bf16_default"]["tier"]
+    return tuple(Tier(n, d["onednn"], frozenset(closure(n)), bf16 in closure(n)) for n, d in raw.items())
 
 
 def named(name: str) -> Tier:
+    """A tier (a real CPU of that tier) or a CPU profile of schemas/openvino.json "machines" by name or alias."""
     for t in tiers():
         if t.name == name:
             return t
-    raise IRError(f"--cpu {name}: not a CPU tier; the tiers are {', '.join(t.name for t in tiers())}, or host, all")
+    key = _profile_key(name)
+    if key:
+        return profile(profiles()[key]["flags"], key)
+    raise IRError(f"--cpu {name}: not a CPU tier or profile; the tiers are {', '.join(t.name for t in tiers())};"
+                  f" the CPUs measured {', '.join(profiles())}; or host, all")
+
+
+def profile(flags, name: str = "") -> Tier | None:
+    """The CPU whose /proc/cpuinfo flags are `flags`, with no limit (a record's CPU: tests/ir/test_cpu_records.py)."""
+    got = _host(frozenset(flags), None)
+    return got and replace(got, profile=name or got.name)
+
+
+@lru_cache(maxsize=None)
+def profiles() -> dict:
+    """The CPUs measured (schemas/openvino.json "machines"): {name: {flags, vendor, family, model, aliases, ...}}."""
+    return {k: v for k, v in load("openvino")["machines"].items() if not k.startswith("_")}
+
+
+def _profile_key(name: str) -> str | None:
+    return next((k for k, v in profiles().items() if name == k or name in v.get("aliases", ())), None)
+
+
+def seen_on(names) -> str:
+    """The CPUs measured, named with their tier: 'amd-epyc-zen4 (avx512-bf16), ...'."""
+    return ", ".join(f"{k} ({named(k).name})" for k in names)
 
 
 @lru_cache(maxsize=None)
@@ -100,72 +132,84 @@ def host() -> Tier | None:
 
 @lru_cache(maxsize=64)
 def _host(flags, cap) -> Tier | None:
+    """The capped tier, with the uncapped CPU's bf16_default (config.cpp Config::readProperties: not capped)."""
     if flags is None:
         return None
     raw = _table()["tiers"]
     allowed = named(cap).isas if cap else None
-    best = None
+    best = own = None
     for t in tiers():
-        if all(f in flags for inc in t.isas for f in raw[inc]["flags"]) and (allowed is None or t.name in allowed):
-            best = t
-    return best
+        if all(f in flags for inc in t.isas for f in raw[inc]["flags"]):
+            own = t
+            if allowed is None or t.name in allowed:
+                best = t
+    return best and replace(best, bf16_default=own.bf16_default)
 
 
 def describe(tier: Tier | None) -> str:
     if tier is None:
         return "every CPU tier (this machine's could not be read)"
-    if _selection == HOST:
+    if selected() == HOST:
         var = "ONEDNN_MAX_CPU_ISA" if "ONEDNN_MAX_CPU_ISA" in os.environ else "DNNL_MAX_CPU_ISA"
         return f"{tier.name} (this machine{f', {var}={os.environ[var]}' if _cap() else ''})"
-    return tier.name
+    return f"{tier.name} ({tier.profile})" if tier.profile else tier.name
 
 
-# -- the tier a call judges for -------------------------------------------------------------------------
-_selection: str = HOST
+# -- the CPU a call judges for: (selection, its one tier or None until asked) -----------------------------
+_judged: ContextVar = ContextVar("irpool_cpu", default=(HOST, None))
 
 
 def label(name: str | None) -> str:
-    """What a --cpu choice judges for, in words: "all", a tier's name, or the host's tier."""
+    """What a --cpu choice judges for, in words: the tiers and CPUs `all` judges, a tier's or profile's name, or
+    the host's tier."""
     name = choose(name)
+    if name == ALL:
+        return (f"all: the CPU tiers {_names([t.name for t in tiers()])}, among them the CPUs measured"
+                f" {seen_on(profiles())}")
     if name != HOST:
-        return name
+        return describe_named(name) if isinstance(name, str) else f"{name.name} ({name.profile})"
     tier = host()
     return f"{tier.name} (host)" if tier else "all (host unknown)"
 
 
-def choose(name: str | None) -> str:
-    """A --cpu value checked: host, all, or a tier's name."""
+def describe_named(name: str) -> str:
+    t = named(name)
+    return f"{t.profile} ({t.name})" if t.profile else t.name
+
+
+def choose(name) -> str | Tier:
+    """A --cpu value checked: host, all, a tier's name or a CPU profile's (an alias becomes its name); a Tier
+    (a CPU from its flags: profile()) is taken as it is."""
+    if isinstance(name, Tier):
+        return name
     name = (name or HOST).strip().lower()
     if name not in (HOST, ALL):
-        named(name)
+        return named(name).profile or name
     return name
-
-
-_resolved: tuple = ()            # (selection, its one tier) while judging: one() asks the machine once a call
 
 
 @contextmanager
 def judging(name: str | None):
-    """Judge (and run) for tier `name` (host, all or a tier) within the block."""
-    global _selection, _resolved
-    before = _selection, _resolved
-    _selection, _resolved = choose(name), ()
-    _resolved = (_selection, one())
+    """Judge (and run) for `name` (host, all, a tier or a CPU profile) within the block."""
+    choice = choose(name)
+    token = _judged.set((choice, None))
+    _judged.set((choice, one()))
     try:
         yield
     finally:
-        _selection, _resolved = before
+        _judged.reset(token)
 
 
 def selected() -> str:
-    return _selection
+    return _judged.get()[0]
 
 
 def one() -> Tier | None:
     """The one tier judged for; None with `all` (or a host whose flags cannot be read)."""
-    if _resolved and _resolved[0] == _selection:
-        return _resolved[1]
-    return None if _selection == ALL else host() if _selection == HOST else named(_selection)
+    choice, tier = _judged.get()
+    if tier is not None or isinstance(choice, Tier):
+        return tier or choice
+    return None if choice == ALL else host() if choice == HOST else named(choice)
 
 
 def for_run() -> Tier | None:
@@ -186,7 +230,7 @@ def judge(on_tier, sensitive: bool = True):
     verdicts = {t.name: on_tier(t) for t in tiers()}
     refusing = [n for n, v in verdicts.items() if v and v[0] != "cpu-dependent"]
     if judged is not None:
-        mine = verdicts[judged.name]
+        mine = on_tier(judged)          # (the judged CPU itself: its bf16_default may differ from its tier's)
         if mine is None:
             if not refusing:
                 return None
@@ -228,8 +272,9 @@ def _names(names) -> str:
 def measured(rule: dict, tier: Tier, refused: str, depends: str):
     """A rule measured per tier (refused_on, compiled_on): its verdict on `tier`. A tier measured either way
     gets that; a tier not measured a cpu-dependent warning where some tier compiles the case, else an error
-    naming the tiers tried (docs/design.md: the verdict is OpenVINO's)."""
-    if tier.name in rule["compiled_on"]:
+    naming the tiers tried (docs/design.md: the verdict is OpenVINO's). A rule that needs the bf16 default
+    inference precision compiles on a CPU without it, whatever its tier."""
+    if tier.name in rule["compiled_on"] or not applies(rule, tier):
         return None
     if not rule["compiled_on"]:
         return "bad-precision", f"{refused}, on every CPU tier measured ({_names(rule['refused_on'])})"
@@ -239,9 +284,27 @@ def measured(rule: dict, tier: Tier, refused: str, depends: str):
                              f" compiled on {_names(rule['compiled_on'])}")
 
 
+def applies(rule: dict, tier: Tier) -> bool:
+    """Whether a rule holds on `tier` at all: one marked "needs": "bf16_default" only where compile_model infers in
+    bf16 by default (cpu_tiers "bf16_default": config.cpp Config::readProperties, not capped by the limit)."""
+    return rule.get("needs") != "bf16_default" or tier.bf16_default
+
+
 def round_bf16(y):
     """float32 -> bfloat16 bits as the plugin's emulation rounds them (bf16_emulated_rounding): add bit 16
     shifted down to bit 15, then truncate; integer arithmetic that wraps as the JIT code's does."""
     import numpy as np
     u = np.ascontiguousarray(y, dtype=np.float32).view(np.uint32)
     return ((u + ((u & np.uint32(0x10000)) >> np.uint32(1))) >> np.uint32(16)).astype(np.uint16)
+
+
+def rules_text() -> str:
+    """Each CPU-dependent rule (cpu_tiers "rules"): the source line that decides it, whether ONEDNN_MAX_CPU_ISA caps
+    it, and the CPUs it was seen on; for `irpool codes cpu-dependent` and the docs."""
+    out = []
+    for r in _table()["rules"]:
+        capped = {True: "capped by ONEDNN_MAX_CPU_ISA", False: "NOT capped by ONEDNN_MAX_CPU_ISA"}.get(
+            r["capped"], f"capped {r['capped']}")
+        out.append(f"- {r['rule']} (schemas/openvino.json {r['where']}): {r['source']}; {capped}; seen on"
+                   f" {seen_on(r['seen_on'])}")
+    return "\n".join(out)

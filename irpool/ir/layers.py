@@ -271,7 +271,7 @@ def _type_refusal_on(tier, pl, et, indices_used, channels, static, consumers, hi
     and has no kernel for ("no_kernel_where_not_native")."""
     if not tier.native(et.name):
         rule = load("openvino")["cpu_tiers"]["no_kernel_where_not_native"]
-        if et.name in rule["types"] and pl.op in rule["ops"] and not indices_used and not hint_f32:
+        if et.name in rule["types"] and pl.op in rule["ops"] and not (indices_used or hint_f32) and cpu.applies(rule, tier):
             return "bad-precision", (f"OpenVINO's CPU plugin has no {et.name} kernel for {pl.op} on a CPU that does"
                                      f" not pool {et.name} natively: compile_model refuses it (\"Supported primitive"
                                      " descriptors list is empty\") unless INFERENCE_PRECISION_HINT is f32"
@@ -315,7 +315,7 @@ def kept_in_type(pl: PoolLayer, et) -> bool:
     tier = cpu.one()
     rule = load("openvino")["cpu_tiers"]["no_kernel_where_not_native"]
     return tier is not None and et is not None and not tier.native(et.name) and et.name in rule["types"] \
-        and pl.op in rule["ops"]
+        and pl.op in rule["ops"] and cpu.applies(rule, tier)
 
 
 @lru_cache(maxsize=None)

@@ -9,7 +9,10 @@ spatial axis of static length H, dilated kernel K, stride s, pads pb + pe = T:
 - the padded length is H + T when T >= 0, else H; a kernel longer than it is refused, as ever;
 - the output length follows the rounding on that length; ceil_torch drops the last window when it starts at or
   past H + pb, where H + pb > 0;
-- MaxPool-1 and AvgPool do not compile with pb < 0, nor where O * s + K < H + pb; MaxPool-8/14 always compile;
+- MaxPool-1 and AvgPool do not compile with pb < 0 (whatever the length, a dynamic one too), nor where
+  O * s + K < H + pb; nor do MaxPool-8/14 unless their indices output is used (the plugin then runs its reference
+  implementation: measured on AMD family 25 model 17, and the same refusals on Intel family 6 model 207, issue 51:
+  not CPU-dependent);
 - window o starts at o * s - pb: what lies outside [0, H) is padding (a MaxPool window wholly in it gives the
   type's lowest value and the index of its plane's first cell).
 `fit` turns that into the core's terms: a crop of the input and non-negative pads that give the same windows.
@@ -38,14 +41,25 @@ def read_refusal(pl, dims) -> str | None:
             return (f"pads_begin + pads_end on spatial axis {i} is {pb} + {pe} = -1, which OpenVINO's shape"
                     " inference takes for a dynamic dim: read_model refuses it (\"Cannot get length of dynamic"
                     " dimension\")")
-    if dims is None:
+    if dims is not None:
+        why = next((plan for plan in _plans(pl, dims) if isinstance(plan, str)), None)
+        if why:
+            return why
+    return compile_refusal(pl, dims) if pl.outputs == 1 else None
+
+
+def compile_refusal(pl, dims) -> str | None:
+    """Why compile_model refuses the layer's negative pads on input `dims` (None: not known) where its indices
+    output, if it has one, is not used ("Supported primitive descriptors list is empty"); None if it does not."""
+    if not negative(pl):
         return None
-    for plan in _plans(pl, dims):
-        if isinstance(plan, str):
-            return plan
-        if plan is not None and plan[3]:
-            return plan[3]
-    return None
+    unless = " unless its indices output is used" if pl.outputs == 2 else ""
+    for i, pb in enumerate(pl.raw_pads[0]):
+        if pb < 0:
+            return (f"spatial axis {i}: pads_begin {pb}: {pl.op} with a negative pads_begin does not compile on"
+                    f" OpenVINO's CPU plugin{unless} (\"Supported primitive descriptors list is empty\")")
+    plans = _plans(pl, dims) if dims is not None else ()
+    return next((f"{plan[3]}{unless}" for plan in plans if isinstance(plan, tuple) and plan[3]), None)
 
 
 def _plans(pl, dims):
@@ -72,11 +86,10 @@ def _plans(pl, dims):
         if spec.rounding == "ceil_torch" and h + pb > 0 and (o - 1) * s >= h + pb:
             o -= 1
         why = None
-        if pl.outputs == 1 and (pb < 0 or o * s + k < h + pb):
+        if o * s + k < h + pb:
             why = (f"spatial axis {i}: pads {pb}, {pe} on a length of {h}: {pl.op} with a negative pad does not"
-                   " compile on OpenVINO's CPU plugin " + ("when pads_begin is negative" if pb < 0 else
-                                                           f"when {o} * {s} + {k} < {h} + {pb}")
-                   + " (\"Supported primitive descriptors list is empty\"; MaxPool-8/14 compile it)")
+                   f" compile on OpenVINO's CPU plugin when {o} * {s} + {k} < {h} + {pb} (\"Supported primitive"
+                   " descriptors list is empty\")")
         out.append((o, -pb, padded, why))
     return out
 

@@ -9,7 +9,7 @@ from typing import NamedTuple
 from .. import cpu
 from ..errors import IRError
 from ..opdefs import load
-from . import consts, fold, judge
+from . import consts, fold, judge, negpads
 from .family import interpret_family, is_family, shape_input_name
 from .layers import kept_in_type, op_name, type_refusal
 from .parameters import input_precision
@@ -144,7 +144,7 @@ class Pooling:
         if et is not None:
             self.type_verdicts(layer, pl, et, x_dims, layer.inputs[0].line)
         self.extra_outputs(layer, pl.op, pl.outputs)
-        self.indices_unused(layer, pl)
+        self.indices_unused(layer, pl, x_dims)
         if x_dims is None or all(unbounded(d) for d in x_dims[2:]):
             gap = self.reshaped.why(layer.id) if self.reshaped is not None else None
             self.report.uncheck(layer.type, "their spatial input dims are dynamic and unbounded, so their output"
@@ -159,10 +159,14 @@ class Pooling:
                 self.outputs[(layer.id, port.id)] = j.computed
         return Outcome(et, self.record(layer, x_dims, pl=pl, plans=j.plans, computed=j.computed))
 
-    def indices_unused(self, layer: Layer, pl) -> None:
+    def indices_unused(self, layer: Layer, pl, x_dims=None) -> None:
         """A MaxPool with rounding_type ceil_torch and no dilations crashes compile_model unless its indices output
-        is used: said in finish, if no edge reads it."""
+        is used, and one with negative pads is refused (negpads.py): said in finish, if no edge reads it."""
         port = layer.outputs[1].id if len(layer.outputs) > 1 else None
+        why = negpads.compile_refusal(pl, x_dims) if pl.outputs == 2 else None
+        if why and (layer.id, port) not in self.read_from_waiting:
+            self.unless_used[(layer.id, port)] = ("bad-attribute", f"{pl.op}: {why}", layer.data_line, layer)
+            self.index_ports.setdefault((layer.id, port), None)
         if pl.crashes_unless_indices_used and (layer.id, port) not in self.read_from_waiting:
             self.unless_used[(layer.id, port)] = (
                 "bad-attribute", f"{pl.op} with rounding_type ceil_torch and no dilations: OpenVINO 2026.4.1 reads"
