@@ -212,6 +212,15 @@ def one() -> Tier | None:
     return None if choice == ALL else host() if choice == HOST else named(choice)
 
 
+def uncapped() -> Tier | None:
+    """The CPU judged for as code that reads the CPU itself sees it (not oneDNN's mayiuse): the host's own tier,
+    past ONEDNN_MAX_CPU_ISA; a chosen CPU as chosen; the host for `all`."""
+    choice = selected()
+    if choice in (HOST, ALL):
+        return _host(_flags(), None)
+    return one()
+
+
 def for_run() -> Tier | None:
     """The tier whose rounding run reproduces: the chosen one; host (the default) for `all`."""
     return one() or host()

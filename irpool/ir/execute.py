@@ -126,7 +126,7 @@ def reduce_lanes() -> int:
     (reduce.cpp, Reduce::create_reduce_kernel: `mayiuse(avx512_core)`, then avx2, then sse41). ONEDNN_MAX_CPU_ISA
     does not reach it (measured, 2026.4.1: under AVX2 and SSE41 the node stays jit_avx512_f32 and adds in 16
     lanes on AMD EPYC Zen 4), so the host is read uncapped; a --cpu tier is taken as named."""
-    tier = cpu.one() if cpu.selected() not in (cpu.HOST, cpu.ALL) else cpu._host(cpu._flags(), None)
+    tier = cpu.uncapped()
     if tier is None:
         return 16
     return 16 if tier.has("avx512") else 8 if tier.has("avx2") else 4
