@@ -10,6 +10,7 @@ from ..core.reduce_order import global_reduce
 from ..errors import IRError
 from ..opdefs import load as load_defs
 from . import fold, negpads
+from .inference import indices_refusal
 from .dims import compatible, parse_shape, shape_text
 from .elements import element_type, of_dtype
 from .family import interpret_family, shape_input_name
@@ -60,6 +61,9 @@ def execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True
                               " and fails running it when its indices output is used (\"Reference node ..."
                               " evaluation failed\"; it runs i16, u16, i32, u32, i64 and u64 indices; measured,"
                               " 2026.4.1)", code="bad-precision")
+            why = indices_refusal(pl)
+            if why is not None:                         # (the plugin fails running it: inference.py)
+                raise IRError(why, code="fails-at-inference")
             y, i = run_on(et.to_compute(x), True)
             return [et.from_compute(y), i.astype(element_type(pl.index_type).dtype(), copy=False)]
         return [et.from_compute(run_on(et.to_compute(x), False))]

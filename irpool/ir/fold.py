@@ -1,14 +1,17 @@
 """The small integer subgraphs some converters compute a pooling-family layer's shape input with, folded as
 OpenVINO's read_model folds them: Model Optimizer 2021.4 (IR v10) writes every global pool as a ReduceMean or
 ReduceMax whose axes are Range(2, Squeeze(ShapeOf(ShapeOf(x)), [0]), 1), not a Const. The ops and versions
-are data (schemas/openvino.json, "shape_ops"); anything outside them is Unfoldable, with why, and the layer
-stays unchecked, as it was before: irpool never guesses a value."""
+are data (schemas/openvino.json, "shape_ops"), each op's rule shape_ops.py's (the one --shape uses); anything
+outside them is Unfoldable, with why, and the layer stays unchecked: irpool never guesses a value. What
+OpenVINO's read_model refuses (a Squeeze axis outside the rank, a Range input that is not a scalar or a step
+of 0) is an IRError at the op, as read_model's refusal is."""
 from __future__ import annotations
 
 import numpy as np
 
+from ..errors import IRError
 from ..opdefs import load
-from . import consts
+from . import consts, shape_ops
 from .parse import Layer
 
 MOST_STEPS = 32           # ops followed back from a shape input at most: a cycle, or not a shape computation
@@ -42,6 +45,10 @@ def shape_input(what: str, src, ops: dict, feeds: dict, found_consts: dict, bin_
             if len(ops) >= MOST_KEPT else ""
         raise Unknown(f"its {what} {are} fed by layer {src[0]}, not by a Const, and irpool cannot fold"
                       f" {'them' if what == 'axes' else 'it'}: {e}{full}") from None
+    except _Refusal as e:
+        op, why = e.args
+        raise IRError(f"the {what} {are} computed by {_who(op)} (line {op.line}), which OpenVINO's read_model"
+                      f" refuses: {why}", code=why.code, **op.where(file)) from None
     except consts.Missing as e:
         held = f"in Const id={const.id} name={const.name!r}, whose value is" if const is not None else \
             f"computed by layer {src[0]} from Consts whose values are"
@@ -53,8 +60,8 @@ def value(src: tuple, ops: dict, feeds: dict, found_consts: dict, bin_path, file
     """The int64 values (flat) of output `src` = (layer id, port id): a Const read from the weights
     file, or a shape op of `ops` (layer id -> Layer) evaluated from its inputs, found through `feeds`
     ((layer id, input port id) -> (layer id, output port id)). Unfoldable, or consts.Missing when a Const's
-    weights file is not there; IRError (bad-weights) from consts.read. `floats`: a float Const feeding the
-    output itself is read (consts.read)."""
+    weights file is not there; IRError (bad-weights) from consts.read; _Refusal where OpenVINO refuses an op.
+    `floats`: a float Const feeding the output itself is read (consts.read)."""
     steps = [0]
 
     def at(src):
@@ -70,6 +77,7 @@ def value(src: tuple, ops: dict, feeds: dict, found_consts: dict, bin_path, file
                 raise Unfoldable(f"Const id={lid} name={const.name!r} holds {et or '?'} of shape [{shape}]:"
                                  " irpool folds integer scalars and 1-D Consts")
             v = consts.read(const, bin_path, file, floats=floats and steps[0] == 1)
+            v = v.astype(consts.SHAPE_TYPES[et]) if steps[0] > 1 else v      # (its type: Range-1 compares them)
             return v.reshape(()) if not shape.strip() else v
         layer = ops.get(lid)
         if layer is None:
@@ -85,9 +93,9 @@ def value(src: tuple, ops: dict, feeds: dict, found_consts: dict, bin_path, file
             if feeder is None:
                 raise Unfoldable(f"input port {layer.inputs[k].id} of {_who(layer)} is fed by no edge")
             return at(feeder)
-        return _EVALUATE[layer.type](layer, arg)
+        return _evaluate(layer, arg)
     try:
-        return at(src).reshape(-1)
+        return np.asarray(at(src)).astype(np.int64).reshape(-1)
     finally:
         at = None           # (`at` calls itself: a cycle, which would keep what it holds until a collection)
 
@@ -98,37 +106,42 @@ def _who(layer: Layer) -> str:
 
 def _shape_of(layer: Layer, arg) -> np.ndarray:
     dims = layer.inputs[0].dims if layer.inputs else None
-    if not dims or not all(isinstance(d, int) for d in dims):
+    if dims is None or not all(isinstance(d, int) for d in dims):
         written = ",".join(t or "" for t in layer.inputs[0].raw_dims) if layer.inputs else ""
         raise Unfoldable(f"{_who(layer)} reads a shape that is not static ([{written}])")
-    return np.array(dims, dtype=np.int64)
+    return shape_ops.shape_of(layer, dims)
 
 
 def _squeeze(layer: Layer, arg) -> np.ndarray:
     data = arg(0)
-    if len(layer.inputs) < 2:
-        return data.reshape([d for d in data.shape if d != 1])
-    axes = arg(1).reshape(-1)
-    rank = data.ndim
-    if any(not -rank <= a < rank for a in axes) or any(data.shape[a] != 1 for a in axes):
-        raise Unfoldable(f"{_who(layer)} squeezes axes {axes.tolist()} of a value of shape {list(data.shape)}")
-    drop = {int(a) % rank for a in axes}
-    return data.reshape([d for i, d in enumerate(data.shape) if i not in drop])
+    return data.reshape(shape_ops.squeeze(data.shape, arg(1) if len(layer.inputs) >= 2 else None))
 
 
 def _range(layer: Layer, arg) -> np.ndarray:
-    start, stop, step = (arg(k) for k in range(3))
-    if any(v.size != 1 for v in (start, stop, step)) or int(step.reshape(())) == 0:
-        raise Unfoldable(f"{_who(layer)} has start, stop, step {start.tolist()}, {stop.tolist()}, {step.tolist()}:"
-                         " one value each, and a step other than 0, are folded")
-    output_type = (layer.data.get("output_type") or "").strip().lower()
-    if load("openvino")["shape_ops"]["Range"]["opsets"][layer.version] == 4 and output_type not in consts.SHAPE_TYPES:
-        raise Unfoldable(f"{_who(layer)} has output_type={layer.data.get('output_type')!r}: axes are integers")
-    start, stop, step = (int(v.reshape(())) for v in (start, stop, step))
-    count = max(0, -((start - stop) // step))           # ceil((stop - start) / step), in integers
+    values = [arg(k) for k in range(3)]
+    shape_ops.range_scalars([v.shape for v in values])
+    count = shape_ops.range_count(layer, values)
     if count > consts.MOST_VALUES:
         raise Unfoldable(f"{_who(layer)} gives {count} values: a shape input holds at most {consts.MOST_VALUES}")
-    return start + step * np.arange(count, dtype=np.int64)
+    out = shape_ops.range_values(layer, values, count)
+    if out.dtype.kind not in "iu":
+        raise Unfoldable(f"{_who(layer)} has output_type={layer.data.get('output_type')!r}: axes are integers")
+    return out
+
+
+class _Refusal(Exception):
+    """A shape op OpenVINO's read_model refuses: (the op's Layer, shape_ops.Refused)."""
+
+
+def _evaluate(layer: Layer, arg) -> np.ndarray:
+    """The op's value by shape_ops' rule (the one --shape uses): what irpool cannot know is Unfoldable; what
+    OpenVINO refuses a _Refusal, which shape_input makes an IRError at the op."""
+    try:
+        return _EVALUATE[layer.type](layer, arg)
+    except shape_ops.Refused as e:
+        raise _Refusal(layer, e) from None
+    except shape_ops.Unknown as e:
+        raise Unfoldable(f"{_who(layer)}: {e}") from None
 
 
 _EVALUATE = {"ShapeOf": _shape_of, "Squeeze": _squeeze, "Range": _range}

@@ -9,7 +9,7 @@ from typing import NamedTuple
 from .. import cpu
 from ..errors import IRError
 from ..opdefs import load
-from . import consts, fold, judge, negpads
+from . import consts, fold, inference, judge, negpads
 from .family import interpret_family, is_family, shape_input_name
 from .layers import kept_in_type, op_name, type_refusal
 from .parameters import input_precision
@@ -145,6 +145,7 @@ class Pooling:
             self.type_verdicts(layer, pl, et, x_dims, layer.inputs[0].line)
         self.extra_outputs(layer, pl.op, pl.outputs)
         self.indices_unused(layer, pl, x_dims)
+        inference.watch_indices(self, layer, pl)      # (fails at inference if its indices are used)
         if x_dims is None or all(unbounded(d) for d in x_dims[2:]):
             gap = self.reshaped.why(layer.id) if self.reshaped is not None else None
             self.report.uncheck(layer.type, "their spatial input dims are dynamic and unbounded, so their output"

@@ -19,7 +19,10 @@ from ..given import fits, unknown
 from .dims import bounds, parse_shape, shape_text
 from .ids import key
 from .parse import Document, Layer
-from .shape_rules import MOST_VALUES, RULES, Refused, Tensor, Unknown, pool, who
+from .shape_rules import MOST_VALUES, RULES as _RULES, Refused, Tensor, Unknown, pool, who
+from .shape_slices import RULES as _SLICES
+
+RULES = {**_RULES, **_SLICES}       # (each layer type's rule: schemas/openvino.json "reshape_ops")
 
 
 @dataclass

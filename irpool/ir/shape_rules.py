@@ -11,19 +11,12 @@ import numpy as np
 from ..core import plan
 from ..core.shape import out_length
 from ..errors import IRError
-from . import consts, negpads
+from . import consts, negpads, shape_ops
 from .layers import interpret
 from .parse import Layer
+from .shape_ops import Refused, Unknown  # noqa: F401 (reshape.py's, and the rules' refusals)
 
 MOST_VALUES = consts.MOST_VALUES       # values carried per tensor, at most: shape subgraphs hold a few
-
-
-class Unknown(Exception):
-    """Why a layer's outputs are not known to the inference: a sentence about the layer."""
-
-
-class Refused(Unknown):
-    """A pooling layer OpenVINO refuses on the inferred dims (check says why, at the layer)."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +78,10 @@ _UNARY_VALUES = {"Floor": np.floor, "Ceiling": np.ceil, "Abs": np.abs, "Negative
 
 def same(layer, ins):
     f, value = _UNARY_VALUES.get(layer.type), ins[0].value
-    value = f(value) if f is not None and value is not None and len(ins) == 1 else None
+    if value is not None and np.asarray(value).dtype.kind in "iub" and layer.type == "Sqrt":
+        f = None                            # (an integer Sqrt's rounding is OpenVINO's own: not carried)
+    value = np.asarray(f(value)).astype(np.asarray(value).dtype) if f is not None and value is not None and \
+        len(ins) == 1 else None             # (the input's element type, as OpenVINO's: a Range-1 compares them)
     return [Tensor(ins[0].shape, value)] * max(len(layer.outputs), 1)
 
 
@@ -112,7 +108,7 @@ def convert(layer, ins):
 
 
 def shape_of(layer, ins):
-    return [Tensor((len(ins[0].shape),), np.array(ins[0].shape, dtype=np.int64))]
+    return [Tensor((len(ins[0].shape),), shape_ops.shape_of(layer, ins[0].shape))]
 
 
 def concat(layer, ins):
@@ -157,13 +153,8 @@ def unsqueeze(layer, ins):
 
 
 def squeeze(layer, ins):
-    shape = ins[0].shape
-    if len(ins) > 1:
-        drop = {_axis(a, len(shape)) for a in _ints(ins[1], "axes")}
-        drop = {a for a in drop if shape[a] == 1}          # (a dim other than 1 is kept, as opset1 does)
-    else:
-        drop = {a for a, d in enumerate(shape) if d == 1}
-    out = tuple(d for a, d in enumerate(shape) if a not in drop)
+    axes = _value(ins[1], "axes").reshape(ins[1].shape) if len(ins) > 1 else None
+    out = shape_ops.squeeze(ins[0].shape, axes)
     return [Tensor(out, ins[0].value.reshape(out) if ins[0].value is not None else None)]
 
 
@@ -293,7 +284,8 @@ def reduce(layer, ins):
     value = None
     if ins[0].value is not None and layer.type in ("ReduceProd", "ReduceSum", "ReduceMax", "ReduceMin"):
         f = {"ReduceProd": np.prod, "ReduceSum": np.sum, "ReduceMax": np.max, "ReduceMin": np.min}[layer.type]
-        value = f(ins[0].value, axis=tuple(sorted(axes)), keepdims=keep) if axes else ins[0].value
+        value = np.asarray(f(ins[0].value, axis=tuple(sorted(axes)), keepdims=keep)).astype(ins[0].value.dtype) \
+            if axes else ins[0].value
     return [Tensor(out, value)]
 
 
@@ -358,61 +350,11 @@ def split(layer, ins):
     return [Tensor(shape[:axis] + (v,) + shape[axis + 1:], part) for v, part in zip(lengths, values)]
 
 
-def _sliced(shape, value, index):
-    """The shape (and value) numpy's indexing gives: the same clamping as OpenVINO's slicing ops."""
-    try:
-        probe = np.broadcast_to(np.empty((), np.bool_), shape)[index]
-    except (IndexError, TypeError, ValueError) as e:
-        raise Unknown(f"its slice does not fit {list(shape)}: {e}") from None
-    return Tensor(tuple(probe.shape), value[index] if value is not None else None)
-
-
-def strided_slice(layer, ins):
-    begin, end = _ints(ins[1], "begin"), _ints(ins[2], "end")
-    strides = _ints(ins[3], "strides") if len(ins) > 3 else [1] * len(begin)
-    masks = {m: [int(v) for v in (layer.data.get(m) or "").replace(" ", "").split(",") if v] for m in
-             ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")}
-
-    def bit(m, i):
-        return i < len(masks[m]) and masks[m][i] == 1
-    index = []
-    for i, (b, e) in enumerate(zip(begin, end)):
-        s = strides[i] if i < len(strides) else 1
-        if s == 0:
-            raise Unknown("a stride of 0")
-        if bit("new_axis_mask", i):
-            index.append(np.newaxis)
-        elif bit("ellipsis_mask", i):
-            index.append(Ellipsis)
-        elif bit("shrink_axis_mask", i):
-            index.append(b)
-        else:
-            index.append(slice(None if bit("begin_mask", i) else b, None if bit("end_mask", i) else e, s))
-    return [_sliced(ins[0].shape, ins[0].value, tuple(index))]
-
-
-def slice_(layer, ins):
-    start, stop, step = (_ints(ins[k], w) for k, w in ((1, "start"), (2, "stop"), (3, "step")))
-    rank = len(ins[0].shape)
-    axes = [_axis(a, rank) for a in _ints(ins[4], "axes")] if len(ins) > 4 else list(range(len(start)))
-    index = [slice(None)] * rank
-    for a, b, e, s in zip(axes, start, stop, step):
-        if s == 0:
-            raise Unknown("a step of 0")
-        index[a] = slice(b, e, s)
-    return [_sliced(ins[0].shape, ins[0].value, tuple(index))]
-
-
 def range_(layer, ins):
-    start, stop, step = (float(_value(t, w)[0]) for t, w in zip(ins, ("start", "stop", "step")))
-    if step == 0:
-        raise Unknown("a step of 0")
-    count = max(0, int(np.ceil((stop - start) / step)))
-    if count > MOST_VALUES:
-        return [Tensor((count,))]
-    dtype = consts.NUMBERS.get((layer.data.get("output_type") or "").strip().lower()) or \
-        np.asarray(ins[0].value).dtype
-    return [Tensor((count,), (start + step * np.arange(count)).astype(dtype))]
+    shape_ops.range_scalars([t.shape for t in ins])
+    values = [_value(t, w).reshape(()) for t, w in zip(ins, ("start", "stop", "step"))]
+    count = shape_ops.range_count(layer, values)
+    return [Tensor((count,), shape_ops.range_values(layer, values, count) if count <= MOST_VALUES else None)]
 
 
 def tile(layer, ins):
@@ -442,5 +384,5 @@ RULES = {"same": same, "broadcast": broadcast, "select": select, "convert": conv
          "concat": concat, "gather": gather, "unsqueeze": unsqueeze, "squeeze": squeeze, "reshape": reshape,
          "transpose": transpose, "convolution": convolution, "backprop": backprop, "matmul": matmul, "pool": pool,
          "adaptive": adaptive, "reduce": reduce, "interpolate": interpolate, "pad": pad, "split": split,
-         "strided_slice": strided_slice, "slice": slice_, "range": range_, "tile": tile,
+         "range": range_, "tile": tile,
          "broadcast_to": broadcast_to}

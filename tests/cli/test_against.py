@@ -267,17 +267,26 @@ def test_a_documented_difference_is_named_or_the_bits_agree(tmp_path, capsys):
 
 
 def test_a_refusal_and_a_crash_of_the_runtime_are_reported(tmp_path, capsys, monkeypatch):
-    """examples/seed_maxpool_valid.xml as it is (no dilations attribute), put in a net whose Results read both
-    outputs: OpenVINO 2026.4 compiles it but its reference MaxPool refuses to infer (its dilations have one
-    value); a runtime that dies is reported too. Both exit 1, never a traceback."""
+    """examples/seed_maxpool_valid.xml as it is (no dilations attribute) run as a bare layer (a Result per port in
+    OpenVINO's net): OpenVINO 2026.4 compiles it but fails every inference (its reference MaxPool takes the missing
+    dilations as an empty list: tests/ir/test_inference.py), and irpool's run refuses it the same way, before
+    asking the runtime. With dilations written it runs: a runtime that refuses it, or dies, is reported. Each
+    exits 1 or 2, never a traceback."""
     import pathlib
 
     import irpool.against
     seed = pathlib.Path(__file__).parent.parent.parent / "examples" / "seed_maxpool_valid.xml"
     np.save(tmp_path / "x.npy", np.zeros((1, 3, 32, 32), F32))
-    argv = ["run", seed, "-i", f"0={tmp_path / 'x.npy'}", "--against", "openvino"]
+    status, out, err = _cli(capsys, "run", seed, "-i", f"0={tmp_path / 'x.npy'}", "--against", "openvino")
+    assert status == 2 and "seed_maxpool_valid.xml:2: layer id=1 name='pool1'" in err and \
+        "every inference fails" in err and not out, (out, err)
+    written = tmp_path / "seed.xml"
+    written.write_text(seed.read_text().replace('auto_pad="valid"', 'auto_pad="valid" dilations="1,1"'))
+    argv = ["run", written, "-i", f"0={tmp_path / 'x.npy'}", "--against", "openvino"]
+    monkeypatch.setattr(irpool.against, "_ask", lambda *a: {"version": "?", "outputs": [], "refused": "no such kernel"})
     status, out, err = _cli(capsys, *argv)
-    assert status == 1 and "\nOpenVINO refuses it: " in out and "bare layer id=1" in out, (out, err)
+    assert status == 1 and "\nOpenVINO refuses it: no such kernel" in out and "bare layer id=1" in out, (out, err)
+    monkeypatch.undo()
     monkeypatch.setattr(irpool.against, "_CHILD", "import os; os.abort()")
     status, out, err = _cli(capsys, *argv)
     assert status == 1 and "\nOpenVINO crashed: exit status -6" in out, (out, err)

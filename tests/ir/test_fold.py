@@ -3,6 +3,7 @@ ReduceMax whose axes are Range(2, Squeeze(ShapeOf(ShapeOf(x)), [0]), 1). irpool 
 (irpool/ir/fold.py) and must then say what OpenVINO's read_model infers and run what the plugin runs; anything
 else it cannot fold stays an `unchecked` warning that says why, never a guess and never a traceback.
 examples/mo2021_pools.xml was written by Model Optimizer 2021.4 itself (examples/make_mo2021_pools.py)."""
+import json
 import pathlib
 import re
 import subprocess
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 
 import irpool
+import shapeir
 from bits import assert_same_bits
 from irpool.ir.explain import explain_entries
 
@@ -167,14 +169,14 @@ def _edit(tmp_path, how):
         for off in set(offsets):               # every scalar Const of the example's Ranges that holds a 1
             if int.from_bytes(binary[off:off + 8], "little") == 1:
                 binary[off:off + 8] = bytes(8)
-        why = "a step other than 0"
+        why = "its step is 0"
     path = tmp_path / "edited.xml"
     path.write_text(text)
     path.with_suffix(".bin").write_bytes(bytes(binary))
     return path, why
 
 
-@pytest.mark.parametrize("how", ["an op it does not fold", "a dynamic dim", "a cycle", "a step of 0"])
+@pytest.mark.parametrize("how", ["an op it does not fold", "a dynamic dim", "a cycle"])
 def test_what_is_not_folded_is_unchecked_and_says_why(how, tmp_path):
     path, why = _edit(tmp_path, how)
     report = irpool.check(path)
@@ -195,3 +197,78 @@ def test_without_the_weights_file_the_folded_layers_are_unchecked():
     assert unchecked == ["max", "mean", "sequence_max", "volume_mean"], [str(f) for f in report.findings]
     assert all("from Consts whose values are in the weights file" in f.message for f in report.findings)
     assert report.kinds == {"MaxPool": 1, "AvgPool": 1}
+
+
+def test_a_step_of_0_is_refused_as_read_model_refuses_it(tmp_path):
+    """A Range step of 0 was left unchecked; OpenVINO's read_model refuses the file ("'step' cannot be zero"):
+    every reduction it feeds is an error, naming the Range, and run refuses it."""
+    path, why = _edit(tmp_path, "a step of 0")
+    with pytest.raises(RuntimeError, match="'step' cannot be zero"):
+        CORE.read_model(path)
+    report = irpool.check(path)
+    errors = {f.layer_name: f for f in report.errors()}
+    assert not report.ok and set(errors) == {"max", "mean", "sequence_max", "volume_mean"}, [str(f) for f in report.findings]
+    assert all(f.code == "bad-shape" and why in f.message and "type=\"Range\"" not in f.message and " Range id=" in
+               f.message for f in errors.values()), [str(f) for f in errors.values()]
+    with pytest.raises(irpool.IRError, match=why) as e:
+        irpool.run(path, np.zeros((2, 3, 4, 5, 6), np.float32), layer="volume_mean")
+    assert e.value.layer_type == "Range" and e.value.line == errors["volume_mean"].line
+
+
+# Where fold.py and shape_rules.py evaluated a shape op differently before shape_ops.py: each case is a hand-written
+# net (tests/helpers/shapeir.py) whose verdict is OpenVINO's own, and the code irpool gives where it refuses.
+SHAPE_OP_CASES = {
+    "a squeezed dim that is not 1 stays": (shapeir.squeezed_const, dict(values=[2, 3]), None),
+    "Squeeze-15 keeps it too": (shapeir.squeezed_const, dict(values=[2, 3], squeeze="opset15"), None),
+    "i32 values squeezed": (shapeir.squeezed_const, dict(values=[2, 3], et="i32"), None),
+    "empty axes squeeze every 1": (shapeir.model_optimizer, dict(axes=([], "0")), None),
+    "a scalar axis": (shapeir.model_optimizer, dict(axes=(0, "")), None),
+    "a negative axis": (shapeir.model_optimizer, dict(axes=([-1], "1")), None),
+    "an axis twice": (shapeir.model_optimizer, dict(axes=([0, -1], "2")), None),
+    "Squeeze-15 without axes": (shapeir.model_optimizer, dict(axes=None, squeeze="opset15"), None),
+    "an axis outside the rank": (shapeir.model_optimizer, dict(axes=([1], "1")), "bad-shape"),
+    "a stop that is not a scalar": (shapeir.model_optimizer, dict(squeeze=None), "bad-shape"),
+    "a start of shape [1]": (shapeir.model_optimizer, dict(start=([2], "i64")), "bad-shape"),
+    "Range-4 step 0": (shapeir.model_optimizer, dict(step=(0, "i64")), "bad-shape"),
+    "Range-1 step 0": (shapeir.model_optimizer, dict(step=(0, "i64"), rng="opset1"), "bad-shape"),
+    "Range-1 of i32 and i64": (shapeir.model_optimizer, dict(start=(2, "i32"), rng="opset1"), "bad-precision"),
+    "Range-1 of i32 ShapeOfs": (shapeir.model_optimizer, dict(shape_of="i32", start=(2, "i32"), step=(1, "i32"),
+                                                              rng="opset1", output_type="i32"), None),
+    "Range-4 of i32 and i64": (shapeir.model_optimizer, dict(start=(2, "i32"), output_type="i32"), None),
+    "a ShapeOf-3 of f32": (shapeir.model_optimizer, dict(shape_of="f32"), "bad-attribute"),
+}
+
+_READ = """
+import json, sys, numpy as np, openvino as ov
+try:
+    model = ov.Core().read_model(sys.argv[1])
+except Exception as e:
+    print(json.dumps({"refused": str(e)}))
+    sys.exit()
+x = np.arange(18, dtype=np.float32).reshape(1, 3, 2, 3) - 7.25
+out = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})({0: x})
+print(json.dumps({"values": np.asarray(list(out.values())[0]).tolist()}))
+"""
+
+
+@pytest.mark.parametrize("case", list(SHAPE_OP_CASES))
+def test_shape_ops_fold_as_openvino_reads_them(case, tmp_path):
+    make, kwargs, code = SHAPE_OP_CASES[case]
+    path, pool = tmp_path / "m.xml", "n8" if make is shapeir.model_optimizer else "n4"
+    make(path, **kwargs)
+    r = subprocess.run([sys.executable, "-c", _READ, str(path)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    want = json.loads(r.stdout)
+    report = irpool.check(path)
+    x = np.arange(18, dtype=np.float32).reshape(1, 3, 2, 3) - 7.25
+    if "refused" in want:
+        assert code is not None, want["refused"]
+        assert [(f.code, f.layer_name) for f in report.findings] == [(code, pool)], [str(f) for f in report.findings]
+        assert "which OpenVINO's read_model refuses" in report.findings[0].message
+        with pytest.raises(irpool.IRError, match="read_model refuses"):
+            irpool.run(path, x, layer=pool)
+        return
+    assert code is None and report.ok and not report.findings, [str(f) for f in report.findings]
+    assert report.kinds == {"global ReduceMean": 1}
+    (got,) = irpool.run(path, x, layer=pool).values()
+    np.testing.assert_allclose(got, np.asarray(want["values"], np.float32), rtol=2e-6, atol=1e-6)

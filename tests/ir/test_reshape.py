@@ -226,3 +226,49 @@ def test_every_port_as_reshape_gives_it(converted, name, shape):
     assert pools and all((lay.name, 0) in dims for lay in pools)     # (reshape rebuilds some shape subgraphs)
     assert compared > len(net.layers) // 2
     assert not report.unchecked
+
+
+# Where shape_rules.py (--shape) evaluated ShapeOf, Squeeze and Range otherwise than OpenVINO before both it and
+# fold.py called shape_ops.py: hand-written nets over a dynamic x (tests/helpers/shapeir.py), reshaped to 2x3x4x5.
+SHAPE_OP_CASES = {
+    "a squeezed dim that is not 1 stays": ("squeezed_const", dict(values=[2, 3])),
+    "empty axes squeeze every 1": ("model_optimizer", dict(axes=([], "0"))),
+    "an axis outside the rank": ("model_optimizer", dict(axes=([1], "1"))),
+    "a stop that is not a scalar": ("model_optimizer", dict(squeeze=None)),
+    "Range-4 step 0": ("model_optimizer", dict(step=(0, "i64"))),
+    "Range-1 of i32 and i64": ("model_optimizer", dict(start=(2, "i32"), rng="opset1")),
+    "Range-4 truncates float inputs first": ("model_optimizer", dict(start=(0.5, "f32"), step=(1.5, "f32"))),
+    "a ShapeOf-3 of f32": ("model_optimizer", dict(shape_of="f32")),
+    "Range-1 of i32 ShapeOfs": ("model_optimizer", dict(shape_of="i32", start=(2, "i32"), step=(1, "i32"),
+                                                       rng="opset1", output_type="i32")),
+}
+
+
+@pytest.mark.parametrize("case", list(SHAPE_OP_CASES))
+def test_shape_ops_as_reshape_gives_them(case, tmp_path):
+    import shapeir
+
+    import irpool
+    make, kwargs = SHAPE_OP_CASES[case]
+    path, shape = tmp_path / "m.xml", (2, 3, 4, 5)
+    getattr(shapeir, make)(path, dynamic=True, **kwargs)
+    try:
+        model = ov.Core().read_model(path)
+        model.reshape({0: ov.PartialShape(list(shape))})
+    except Exception as e:  # noqa: BLE001 (any refusal of OpenVINO's is the verdict)
+        refused = str(e)
+    else:
+        refused = None
+        want = {op.get_friendly_name(): [tuple(op.output(k).get_partial_shape().to_shape())
+                                         for k in range(op.get_output_size())] for op in model.get_ordered_ops()}
+    got = reshape.infer(Document(str(path)), {"n0": shape}, str(path.with_suffix(".bin")))
+    report = irpool.check(path, shapes={"n0": shape})
+    if refused is not None:
+        assert got.refused and not report.ok, (refused, [str(f) for f in report.findings])
+        (layer, why), = got.refused
+        assert "While validating node 'opset" in refused and f"::{layer.type} " in refused, (refused, why)
+        return
+    assert report.ok and not got.refused and not got.gaps, ([str(f) for f in report.findings], got.gaps)
+    for layer in parse(str(path)).layers:
+        for port, dims in zip(layer.outputs, want[layer.name]):
+            assert got.ports[layer.id][port.id] == dims, (layer.type, got.ports[layer.id], dims)
