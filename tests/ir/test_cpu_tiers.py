@@ -153,12 +153,14 @@ SHOWN = ["AVX512_CORE", "AVX2", "SSE41"]
 OTHERS = [t.onednn for t in cpu.tiers() if t.onednn not in SHOWN]
 
 
-@pytest.mark.parametrize("limit", SHOWN + [pytest.param(t, marks=pytest.mark.slow) for t in OTHERS])
+# Each limit is a child pytest of the plugin comparisons (about a minute each on 2 cores): the slow set runs them,
+# and .ci/run runs every comparison with OpenVINO under AVX2 once more besides.
+@pytest.mark.slow
+@pytest.mark.parametrize("limit", SHOWN + OTHERS)
 def test_the_plugin_comparisons_hold_under_each_limit(limit):
     """TIER_TESTS in a child pytest with ONEDNN_MAX_CPU_ISA set: the plugin and irpool's host tier both take
-    the limit, so every verdict and every bit is compared on that tier. The default run covers AVX512_CORE,
-    AVX2 and SSE41 (the tiers where bf16 is native, the AVX2 block and rounding, the lowest); the slow set the
-    rest this machine can show."""
+    the limit, so every verdict and every bit is compared on that tier, for every limit this machine can show
+    (AVX512_CORE, AVX2 and SSE41 among them: bf16 native, the AVX2 block and rounding, the lowest)."""
     pytest.importorskip("openvino")
     if not _host_limit_allows(limit):
         pytest.skip(f"this CPU's tier is {cpu.host() and cpu.host().name}: the plugin cannot show {limit} here")
