@@ -18,7 +18,7 @@ from ..opdefs import load
 from ..report import Finding, Report
 from .folding import fold
 from .graphs import refusals
-from .model import PoolNode, Value, pool_nodes, read
+from .model import PoolNode, Value, pool_nodes, read_stripped
 from .attributes import NHWC, node_attrs, op_version, pads_refusal, to_spec
 from .ort_geometry import fit
 
@@ -54,14 +54,14 @@ def check(source, *, max_bytes: int = MAX_BYTES, shapes: dict | None = None, fil
           explain=None) -> Report:
     """The Report of an .onnx model (a path, bytes, or a binary file object). `shapes`: {graph input name:
     dims}, the input sizes to judge symbolic dims with (--shape)."""
-    model, name = read(source, max_bytes)
+    model, name, stripped = read_stripped(source, max_bytes)
     name = file or name
     report = Report(name)
     for f in refusals(model):
         f.file = name
         report.findings.append(f)
     static = _inputs_static(model, shapes)
-    for j in judge_all(model, shapes):
+    for j in judge_all(model, shapes, stripped):
         report.count(j.node.node.op_type)
         if j.error is None and j.x_shape is not None and all(d is None for d in j.x_shape[2:]):
             report.uncheck(j.node.node.op_type, "their spatial input dims are symbolic, so their output dims are"
@@ -78,12 +78,13 @@ def check(source, *, max_bytes: int = MAX_BYTES, shapes: dict | None = None, fil
     return report
 
 
-def judge_all(model, shapes=None) -> list:
+def judge_all(model, shapes=None, stripped=None) -> list:
     """Judged, for every pooling node in order, its input taken as the module docstring says. Where a pool's
     output is not what the model declares, the nodes after it are judged again on the shapes ONNX's
-    inference carries from onnxruntime's dims (a wrong dim upstream is the upstream node's finding)."""
+    inference carries from onnxruntime's dims (a wrong dim upstream is the upstream node's finding).
+    `stripped` (model.Stripped) reads back large tensors the folding of shape subgraphs needs."""
     nodes = list(pool_nodes(model, shapes))
-    inferred = _inferred(model, nodes, shapes)
+    inferred = _inferred(model, nodes, shapes, stripped)
     produced, judged = {}, []
     for k, n in enumerate(nodes):
         x_name = n.node.input[0] if n.node.input else ""
@@ -149,7 +150,7 @@ def _unknown(x: Value | None, shapes) -> bool:
     return x is None or x.shape is None or bool(shapes) and any(not isinstance(d, int) for d in x.shape)
 
 
-def _inferred(model, nodes, shapes):
+def _inferred(model, nodes, shapes, stripped=None):
     """The same nodes as ONNX's shape inference sees them (only when some input is not known), else None."""
     if not any(_unknown(n.x, shapes) for n in nodes):
         return None
@@ -173,7 +174,7 @@ def _inferred(model, nodes, shapes):
     again = list(pool_nodes(m))
     if _inputs_static(model, shapes) and \
             any(_unknown(n.x, shapes) or any(not isinstance(d, int) for d in n.x.shape[2:]) for n in again):
-        m = fold(m, infer)                  # (shape subgraphs ONNX's inference does not follow: folding.py)
+        m = fold(m, infer, stripped)        # (shape subgraphs ONNX's inference does not follow: folding.py)
         again = list(pool_nodes(m))
     return again if len(again) == len(nodes) else None
 

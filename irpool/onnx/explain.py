@@ -9,14 +9,14 @@ from ..errors import IRError
 from ..limits import MAX_BYTES
 from ..select import choose
 from .check import judge_all
-from .model import describe, read
+from .model import describe, read_stripped
 from .runtimes import shapes
 from .attributes import node_attrs
 
 
 def entries(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, shapes_given=None) -> list:
-    model, file = read(source, max_bytes)
-    judged = judge_all(model, shapes_given)
+    model, file, stripped = read_stripped(source, max_bytes)
+    judged = judge_all(model, shapes_given, stripped)
     if layer is None:
         return [_entry(j) for j in judged]
     found = choose(layer, [j for j in judged if j.node.where is None and j.node.graph == () and

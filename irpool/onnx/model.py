@@ -40,15 +40,15 @@ class Source:
     """The bytes of a model file: mapped (a path; never read whole) or read (standard input, bytes)."""
 
     def __init__(self, source, max_bytes: int):
-        self.file, self._map = None, None
+        self.file, self._map, self.origin = None, None, source    # origin: the bytes, or the path to read again
         if isinstance(source, (bytes, bytearray, memoryview)):
             self.data = memoryview(source)
         elif hasattr(source, "read"):
-            data = source.read(max_bytes + 1)
+            data = self.origin = source.read(max_bytes + 1)
             self.file = getattr(source, "name", None) if not hasattr(source, "buffer") else "<stdin>"
             self.data = memoryview(data)
         else:
-            self.file = os.fspath(source)
+            self.file = self.origin = os.fspath(source)
             try:
                 with open(self.file, "rb") as f:
                     size = os.fstat(f.fileno()).st_size
@@ -72,11 +72,72 @@ class Source:
 
 def read(source, max_bytes: int):
     """(the ModelProto, the file's name) of a path, bytes or a binary stream, the file closed again."""
+    model, name, _ = read_stripped(source, max_bytes)
+    return model, name
+
+
+def read_stripped(source, max_bytes: int):
+    """read()'s model and name, and the Stripped values its light copy lacks (to read back one at a time)."""
     src = Source(source, max_bytes)
     try:
-        return parse(src), src.file
+        return parse(src), src.file, Stripped(src.origin)
     finally:
         src.close()
+
+
+class Stripped:
+    """The values of the main graph's large tensors that wire.light left out, read back one tensor at a time
+    where the folding of shape subgraphs needs one (folding.py): by seek, bounded, never the whole weights."""
+
+    def __init__(self, origin):
+        self.origin, self._spans = origin, None     # a path (read again) or the bytes themselves
+
+    def has(self, key) -> bool:
+        """Whether the tensor of ("initializer", name) or ("node", index) had its values left out."""
+        return key in self.spans()
+
+    def spans(self) -> dict:
+        if self._spans is None:
+            self._spans = {}
+            try:
+                src = Source(self.origin, 1 << 62)
+                try:
+                    self._spans = wire.stripped(src.data)
+                finally:
+                    src.close()
+            except IRError:                 # (the file went away or changed: nothing is read back)
+                pass
+        return self._spans
+
+    def array(self, key, most: int):
+        """The tensor's values (a numpy array), or None: not left out, over `most` bytes, held outside the
+        model (external data is never followed), or not readable as the TensorProto it was."""
+        span = self.spans().get(key)
+        if span is None or span[1] - span[0] > most:
+            return None
+        start, end = span
+        try:
+            if isinstance(self.origin, str):
+                with open(self.origin, "rb") as f:
+                    f.seek(start)
+                    data = f.read(end - start)
+            else:
+                data = bytes(memoryview(self.origin)[start:end])
+            return tensor_array(onnx_package().TensorProto.FromString(data))
+        except Exception:                   # (OSError, a DecodeError: the file changed since it was read)
+            return None
+
+
+def tensor_array(t):
+    """A TensorProto's values, or None where they are not in it (external data, a segment, values left out,
+    a count that does not match its dims)."""
+    from onnx import numpy_helper
+    if t.data_location == 1 or t.external_data:           # (EXTERNAL: to_array would open a file by its name)
+        return None
+    try:
+        return numpy_helper.to_array(t)
+    except Exception:                        # (ValueError, TypeError: values that do not fit the dims)
+        return None
 
 
 def parse(src: Source):
