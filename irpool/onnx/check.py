@@ -18,10 +18,12 @@ from ..opdefs import load
 from ..report import Finding, Report
 from .folding import fold
 from .graphs import refusals
-from .model import PoolNode, Value, pool_nodes, read_stripped
+from .model import PoolNode, Value, label, pool_nodes, read_stripped
+from .runtimes import value_differences
 from .attributes import NHWC, node_attrs, op_version, pads_refusal, to_spec
 from .ort_geometry import fit
 
+MOST_NAMED = 8          # a value-divergence names this many nodes of a kind, then counts the rest
 _NUMPY_NAMES = {"FLOAT": "float32", "DOUBLE": "float64", "FLOAT16": "float16", "BFLOAT16": "bfloat16"}
 
 
@@ -48,6 +50,12 @@ class Judged:
     x_type: str | None = None    # X's element type, numpy-style (None: not declared)
     out: tuple | None = None
     error: str | None = None
+    pooling: bool = True         # False: a ReduceMean/ReduceMax that is not over every spatial axis
+
+    @property
+    def kind(self) -> str:
+        """How reports count it: MaxPool, ..., global ReduceMean (as the IR front end counts OpenVINO's)."""
+        return f"global {self.node.node.op_type}" if self.node.axes is not None else self.node.node.op_type
 
 
 def check(source, *, max_bytes: int = MAX_BYTES, shapes: dict | None = None, file: str | None = None,
@@ -61,21 +69,47 @@ def check(source, *, max_bytes: int = MAX_BYTES, shapes: dict | None = None, fil
         f.file = name
         report.findings.append(f)
     static = _inputs_static(model, shapes)
+    values = []                             # (node, kind) of every value divergence: one finding for the file
     for j in judge_all(model, shapes, stripped):
-        report.count(j.node.node.op_type)
-        if j.error is None and j.x_shape is not None and all(d is None for d in j.x_shape[2:]):
-            report.uncheck(j.node.node.op_type, "their spatial input dims are symbolic, so their output dims are"
+        report.count(j.kind)
+        if j.error is None and j.x_shape is not None and all(d is None for d in j.x_shape[2:]) and \
+                j.node.axes is None:
+            report.uncheck(j.kind, "their spatial input dims are symbolic, so their output dims are"
                            " not checked: give --shape NAME=dims for the model's inputs to check them" if not static
                            else "their spatial input dims are not known: the model's inputs are static, and neither"
                            " ONNX's inference nor irpool's folding of shape subgraphs carries their dims there")
         elif j.error and j.error[0] == "unchecked":
-            report.uncheck(j.node.node.op_type, "their input has no shape, declared or inferred")
+            report.uncheck(j.kind, "their input has no shape, declared or inferred" if j.node.axes is None else
+                           "reductions whose input's rank is not known: global pools if their axes are the spatial"
+                           " ones")
         for f in findings(j):
             f.file = name
             report.findings.append(f)
+        if j.error is None:
+            values += [(j.node, kind) for kind, _ in value_differences(j)]
         if explain is not None:
             explain(j)
+    if values:
+        report.findings.append(_values_finding(values, name))
     return report
+
+
+def _values_finding(values: list, file) -> Finding:
+    """The file's one value-divergence warning: each kind in short (schemas/onnx.json "value_divergence") with
+    the nodes it holds for; explain --layer NODE says it in full."""
+    short = load("onnx")["runtimes"]["value_divergence"]
+    kinds = {}
+    for n, kind in values:
+        kinds.setdefault(kind, []).append(label(n))
+    parts = []
+    for kind, nodes in kinds.items():
+        shown = ", ".join(nodes[:MOST_NAMED]) + (f" and {len(nodes) - MOST_NAMED} more" if len(nodes) > MOST_NAMED
+                                                   else "")
+        parts.append(f"{short[kind]}: {shown}")
+    count = len({id(n) for n, _ in values})
+    return Finding("value-divergence", severity("value-divergence"), f"OpenVINO computes other values than"
+                   f" onnxruntime on {count} node{'s' * (count != 1)}: " + "; ".join(parts) + " (irpool explain"
+                   " FILE --layer NODE says why in full)", None, file=file, front_end="onnx")
 
 
 def judge_all(model, shapes=None, stripped=None) -> list:
@@ -97,7 +131,7 @@ def judge_all(model, shapes=None, stripped=None) -> list:
             for out_name in n.node.output[:1]:
                 produced[out_name] = (n.graph, Value(j.out, n.x.elem_type if n.x else 0, "computed"))
         judged.append(j)
-    return _carried(model, judged, produced)
+    return [j for j in _carried(model, judged, produced) if j.pooling]
 
 
 def _carried(model, judged, produced) -> list:
@@ -183,6 +217,8 @@ def judge(n: PoolNode) -> Judged:
     """onnxruntime's verdict on one node: the spec and output shape, or the reason it refuses it."""
     j = Judged(n)
     op_type = n.node.op_type
+    if n.axes is not None:
+        return _reduction(j)
     if n.opset is None:
         j.error = ("unknown-opset", f"the model imports no opset of domain {n.domain or 'ai.onnx'!r}, so"
                    f" onnxruntime has no {op_type} to run")
@@ -247,8 +283,30 @@ def _global(j: Judged, dims) -> Judged:
     return j
 
 
+def _reduction(j: Judged) -> Judged:
+    """A ReduceMean/ReduceMax (schemas/onnx.json "global_reductions"): a global pool where its axes are every
+    spatial axis of a rank 3-5 input (its output N, C, and a 1 per spatial axis with keepdims), else no pool."""
+    n = j.node
+    rule = load("onnx")["global_reductions"][n.node.op_type]
+    j.op = f"{n.node.op_type}-{max(v for v in rule['versions'] if v <= n.opset)}"
+    if n.x is None or n.x.shape is None:
+        j.error = ("unchecked", "its input's rank is not known (declared nowhere, and ONNX's shape inference of the"
+                   " model gives none), so whether it reduces every spatial axis, a global pool, is not known")
+        return j
+    rank = len(n.x.shape)
+    if not 3 <= rank <= 5 or len(n.axes) != rank - 2 or \
+            sorted(a % rank for a in n.axes if -rank <= a < rank) != list(range(2, rank)):
+        j.pooling = False
+        return j
+    dims = j.x_shape = tuple(d if isinstance(d, int) else None for d in n.x.shape)
+    j.x_type = type_name(n.x.elem_type) if n.x.elem_type else None
+    j.out = dims[:2] + (1,) * (rank - 2) if node_attrs(n.node).get("keepdims", 1) else dims[:2]
+    return j
+
+
 def _finding(n: PoolNode, code: str, message: str, fix=None) -> Finding:
-    return Finding(code, severity(code), message, None, str(n.index), n.name, n.node.op_type, path=n.where, fix=fix)
+    return Finding(code, severity(code), message, None, str(n.index), n.name, n.node.op_type, path=n.where, fix=fix,
+                   front_end="onnx")
 
 
 def findings(j: Judged) -> list:

@@ -10,7 +10,7 @@ from ..limits import MAX_BYTES
 from ..select import choose
 from .check import judge_all
 from .model import describe, read_stripped
-from .runtimes import shapes
+from .runtimes import differences, shapes, value_differences
 from .attributes import node_attrs
 
 
@@ -41,9 +41,12 @@ def _entry(j) -> dict:
     e = dict(front_end="onnx", layer_id=str(n.index), layer_name=n.name, layer_type=n.node.op_type,
              version=None if n.opset is None else str(n.opset), op=j.op, line=None, path=n.where,
              input=None if j.x_shape is None else _dims(j.x_shape), input_from=n.x.origin if n.x else None,
-             attributes=node_attrs(n.node), error=j.error[1] if j.error else None, axes=[], outputs=[])
+             attributes=dict(node_attrs(n.node), **({} if n.axes is None else {"axes": list(n.axes)})), error=j.error[1] if j.error else None, axes=[], outputs=[],
+             divergences=[])
     if j.error or j.out is None:
         return e
+    e["divergences"] = [dict(code="runtime-divergence", message=m) for m in differences(j)] + \
+        [dict(code="value-divergence", message=m) for _, m in value_differences(j)]
     got = shapes(j)
     if j.base is not None:
         names = axis_names(j.base.ndim)
@@ -113,4 +116,5 @@ def render(e: dict) -> str:
         declared = f"[{','.join(o['declared'])}]" if o["declared"] is not None else "no shape"
         mark = "   <- differs" if o["differs"] else ""
         lines.append(f"  output {o['name']!r}: onnxruntime [{','.join(o['computed'])}], declared {declared}{mark}")
+    lines.extend(f"  {d['code']}: {d['message']}" for d in e.get("divergences", ()))
     return "\n".join(lines)

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 from .. import given
 from ..errors import IRError
+from ..opdefs import load
+from ..report import node_label
 from . import wire
 from .attributes import NHWC, OPS
 
@@ -181,6 +183,7 @@ class PoolNode:
     x: Value | None              # its input (None: not known at all)
     outputs: list = field(default_factory=list)    # [(name, Value or None: declared)]
     branch_output: bool = False  # its Y is an output of an If branch (onnxruntime allocates it as inferred)
+    axes: tuple | None = None    # a ReduceMean/ReduceMax: its axes as written (a global pool if they are the spatial ones)
 
     @property
     def name(self) -> str:
@@ -203,9 +206,14 @@ def _opsets(imports) -> dict:
     return {("" if o.domain in _DEFAULT_DOMAINS else o.domain): o.version for o in imports}
 
 
+def label(n: "PoolNode") -> str:
+    """A node as findings name it: its name, then its index in its graph and its op ('pool1' (#2, MaxPool))."""
+    return node_label(n.name, n.index, n.node.op_type)
+
+
 def describe(n: "PoolNode") -> str:
     """A pooling node as --layer's errors name it."""
-    return f"node #{n.index} {n.name!r} ({n.node.op_type})" + (f" in {n.where}" if n.where else "")
+    return f"node {label(n)}" + (f" in {n.where}" if n.where else "")
 
 
 def pool_nodes(model, shapes: dict | None = None):
@@ -251,17 +259,48 @@ def _graph(g, path, where, opsets, outer: dict, shapes: dict):
         declared.setdefault(vi.name, _value(vi, path))
     scope.update(declared)
     branch = {vi.name for vi in g.output} if where and where.endswith(("then_branch", "else_branch")) else ()
+    axes = _small_ints(g)
     for i, node in enumerate(g.node):
-        yield from _node(node, i, path, where, opsets, scope, shapes, branch)
+        yield from _node(node, i, path, where, opsets, scope, shapes, branch, axes)
 
 
-def _node(node, i, path, where, opsets, scope, shapes, branch=()):
+def _small_ints(g) -> dict:
+    """{name: tuple of ints} of the graph's small int64 initializers and Constants: what a reduction's axes
+    input can be (a reduction whose axes come from anything else is not read as a pool)."""
+    from onnx import numpy_helper
+    out = {}
+    tensors = [(t.name, t) for t in g.initializer] + [
+        (n.output[0], a.t) for n in g.node if n.op_type == "Constant" and n.domain in _DEFAULT_DOMAINS and n.output
+        for a in n.attribute if a.name == "value" and a.HasField("t")]
+    for name, t in tensors:
+        if t.data_type == 7 and len(t.dims) == 1 and 0 < t.dims[0] <= 8 and not t.data_location:
+            try:
+                out[name] = tuple(int(v) for v in numpy_helper.to_array(t))
+            except ValueError:               # (values that do not fit their dims)
+                pass
+    return out
+
+
+def reduction_axes(node, opset, axes_values: dict) -> tuple | None:
+    """A ReduceMean/ReduceMax's axes (schemas/onnx.json "global_reductions": an attribute, or from its
+    axes_input version on the second input), or None: not such a node, or its axes are not written."""
+    rule = load("onnx")["global_reductions"].get(node.op_type)
+    if rule is None or node.domain not in _DEFAULT_DOMAINS or opset is None:
+        return None
+    if opset >= rule["axes_input"]:
+        return axes_values.get(node.input[1]) if len(node.input) > 1 and node.input[1] else None
+    written = [list(a.ints) for a in node.attribute if a.name == "axes"]
+    return tuple(written[0]) if written and written[0] else None
+
+
+def _node(node, i, path, where, opsets, scope, shapes, branch=(), axes_values=None):
     domain = "" if node.domain in _DEFAULT_DOMAINS else node.domain
-    if node.op_type in OPS and domain in ("", NHWC):
+    axes = reduction_axes(node, opsets.get(""), axes_values or {})
+    if (node.op_type in OPS and domain in ("", NHWC)) or axes is not None:
         x = scope.get(node.input[0]) if node.input and node.input[0] else None
         outs = [(name, scope.get(name)) for name in node.output]
         yield PoolNode(node, i, path, where, opsets.get(domain), domain, x, outs,
-                       bool(node.output) and node.output[0] in branch)
+                       bool(node.output) and node.output[0] in branch, axes)
     label = node.name or (node.output[0] if node.output else f"#{i}")
     for a, attr in enumerate(node.attribute):
         subs = [attr.g] if attr.HasField("g") else list(attr.graphs)

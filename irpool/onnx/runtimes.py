@@ -81,14 +81,26 @@ def _nan_rules(j) -> bool:
 
 
 def differences(j) -> list:
-    if j.out is not None and j.node.node.op_type == "GlobalMaxPool" and _nan_rules(j):
-        return [f"NaN: {_rules()['openvino_global_max_nan']}"]
+    """runtime-divergence messages: where another runtime gives this node other output dims (storage_order's
+    Indices included: OpenVINO gives them another shape)."""
     if j.base is None or j.out is None or j.node.node.op_type.startswith("Global"):
         return []
     out = _shape_differences(j)
-    if j.plans:
-        out.extend(_value_differences(j))
+    spec, n = j.spec, j.node
+    if j.plans and spec.reduction == "max" and spec.storage_order == 1 and len(n.node.output) > 1 and \
+            n.node.output[1] and spec.ndim > 1:
+        out.append(f"storage_order=1: {_rules()['openvino_storage_order']}")
     return out
+
+
+def value_differences(j) -> list:
+    """value-divergence: [(kind, message in full)] where OpenVINO computes other values than onnxruntime on this
+    node's shape (NaN, a mean's divisor); `kind` keys schemas/onnx.json "value_divergence" (the short form)."""
+    if j.out is not None and j.node.node.op_type == "GlobalMaxPool" and _nan_rules(j):
+        return [("global_max_nan", f"NaN: {_rules()['openvino_global_max_nan']}")]
+    if j.base is None or j.out is None or j.node.node.op_type.startswith("Global") or not j.plans:
+        return []
+    return _value_differences(j)
 
 
 def _shape_differences(j) -> list:
@@ -158,13 +170,10 @@ def _value_differences(j) -> list:
             end = last + p.dilated_kernel
             if end > p.length + p.pad_end:
                 inside = sum(1 for t in range(p.kernel) if last + t * p.dilation < p.length + p.pad_end)
-                found.append(f"{p.name}: the last window, [{last}, {end}), runs past the end padding ({p.length} +"
-                             f" {p.pad_end}): onnxruntime divides it by the {inside} taps inside the padded input"
-                             f" on this axis, OpenVINO by the whole kernel ({math.prod(spec.kernel)} taps): its mean"
-                             " there is smaller")
-    if spec.reduction == "max" and spec.storage_order == 1 and len(n.node.output) > 1 and n.node.output[1] \
-            and spec.ndim > 1:
-        found.append(f"storage_order=1: {rules['openvino_storage_order']}")
+                found.append(("mean", f"{p.name}: the last window, [{last}, {end}), runs past the end padding"
+                              f" ({p.length} + {p.pad_end}): onnxruntime divides it by the {inside} taps inside the"
+                              f" padded input on this axis, OpenVINO by the whole kernel ({math.prod(spec.kernel)}"
+                              " taps): its mean there is smaller"))
     if spec.reduction == "max" and _nan_rules(j) and ort_max_start(spec, j.x_type, len(n.node.output)) == "first":
-        found.append(f"NaN: {rules['openvino_nan_first']}")
+        found.append(("nan_first", f"NaN: {rules['openvino_nan_first']}"))
     return found
