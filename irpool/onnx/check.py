@@ -19,7 +19,7 @@ from ..report import Finding, Report
 from .folding import fold
 from .graphs import refusals
 from .model import PoolNode, Value, label, pool_nodes, read_stripped
-from .runtimes import value_differences
+from .runtimes import empty_windows, value_differences
 from .attributes import NHWC, node_attrs, op_version, pads_refusal, to_spec
 from .ort_geometry import fit
 
@@ -325,6 +325,7 @@ def findings(j: Judged) -> list:
     out += [f for k, (name, declared) in enumerate(n.outputs) if k < 2 and name
             for f in _declared(j, k, name, declared)]
     out.extend(divergences(j))
+    out += [_finding(n, "empty-window", m) for m in empty_windows(j)]
     return out
 
 

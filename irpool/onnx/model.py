@@ -184,6 +184,7 @@ class PoolNode:
     outputs: list = field(default_factory=list)    # [(name, Value or None: declared)]
     branch_output: bool = False  # its Y is an output of an If branch (onnxruntime allocates it as inferred)
     axes: tuple | None = None    # a ReduceMean/ReduceMax: its axes as written (a global pool if they are the spatial ones)
+    owner: object = None         # the GraphProto it sits in (None inside a function)
 
     @property
     def name(self) -> str:
@@ -261,7 +262,10 @@ def _graph(g, path, where, opsets, outer: dict, shapes: dict):
     branch = {vi.name for vi in g.output} if where and where.endswith(("then_branch", "else_branch")) else ()
     axes = _small_ints(g)
     for i, node in enumerate(g.node):
-        yield from _node(node, i, path, where, opsets, scope, shapes, branch, axes)
+        for p in _node(node, i, path, where, opsets, scope, shapes, branch, axes):
+            if p.owner is None:             # (a body's pools have their body)
+                p.owner = g
+            yield p
 
 
 def _small_ints(g) -> dict:

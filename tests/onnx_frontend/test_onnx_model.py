@@ -202,7 +202,7 @@ def test_external_data_is_never_read(tmp_path):
     onnx.save(m, path, save_as_external_data=True, location="ext.data", size_threshold=0)
     os.remove(tmp_path / "ext.data")
     report = irpool.check(str(path))
-    assert [f.code for f in report.findings] == ["shape-mismatch", "runtime-divergence"]
+    assert [f.code for f in report.findings] == ["shape-mismatch", "runtime-divergence", "empty-window"]
     assert irpool.cli.main(["check", "--fix", "-q", str(path)]) == 0
     fixed = onnx.load(path, load_external_data=False)
     assert fixed.graph.initializer[0].external_data[0].value == "ext.data"
@@ -222,7 +222,7 @@ def test_bodies_and_functions_are_walked():
                      [h.make_tensor_value_info("y", 1, None)])
     m = h.make_model(g, opset_imports=[h.make_opsetid("", 12)])
     found = _check(m).findings
-    assert [f.code for f in found] == ["bad-graph", "shape-mismatch", "runtime-divergence"]
+    assert [f.code for f in found] == ["bad-graph", "shape-mismatch", "runtime-divergence", "empty-window"]
     assert all(f.layer_name == "inner" and "If 'branch' then_branch" in f.path for f in found)
     s = P.session(m)                        # (the branch's output is allocated as inferred: the run fails)
     with pytest.raises(Exception, match="computed output shape"):
