@@ -219,24 +219,10 @@ def judge(n: PoolNode) -> Judged:
     op_type = n.node.op_type
     if n.axes is not None:
         return _reduction(j)
-    if n.opset is None:
-        j.error = ("unknown-opset", f"the model imports no opset of domain {n.domain or 'ai.onnx'!r}, so"
-                   f" onnxruntime has no {op_type} to run")
-        return j
-    try:
-        j.op = op_version(op_type, n.opset, n.domain)
-    except IRError as e:
-        j.error = ("unknown-opset", e.reason)
+    j.error = _op_refusal(j)
+    if j.error:
         return j
     op_def = load("onnx")["ops"][j.op]
-    if len(n.node.output) > op_def["outputs"]:
-        j.error = ("bad-graph", f"{j.op} has {op_def['outputs']} output(s), the node lists {len(n.node.output)}:"
-                   " onnxruntime refuses the model (the node does not match its schema)")
-        return j
-    if j.op in load("onnx")["runtimes"]["onnxruntime_no_kernel"]["versions"]:
-        j.error = ("unknown-opset", f"onnxruntime has no kernel for {j.op} (\"NOT_IMPLEMENTED : Could not find an"
-                   f" implementation for {op_type}({j.op.rsplit('-', 1)[1]}) node\"): import another opset")
-        return j
     x = n.x
     if x is None or x.shape is None:
         why = "its input has no declared shape" if x is not None else f"its input {n.node.input[0]!r} is" \
@@ -281,6 +267,26 @@ def _global(j: Judged, dims) -> Judged:
     last = j.node.domain == NHWC
     j.out = (dims[0],) + (1,) * (len(dims) - 2) + (dims[-1],) if last else dims[:2] + (1,) * (len(dims) - 2)
     return j
+
+
+def _op_refusal(j: Judged) -> tuple | None:
+    """(code, why) where onnxruntime has no kernel to run the node, whatever its input; else None, j.op set."""
+    n, op_type = j.node, j.node.node.op_type
+    if n.opset is None:
+        return ("unknown-opset", f"the model imports no opset of domain {n.domain or 'ai.onnx'!r}, so"
+                f" onnxruntime has no {op_type} to run")
+    try:
+        j.op = op_version(op_type, n.opset, n.domain)
+    except IRError as e:
+        return ("unknown-opset", e.reason)
+    op_def = load("onnx")["ops"][j.op]
+    if len(n.node.output) > op_def["outputs"]:
+        return ("bad-graph", f"{j.op} has {op_def['outputs']} output(s), the node lists {len(n.node.output)}:"
+                " onnxruntime refuses the model (the node does not match its schema)")
+    if j.op in load("onnx")["runtimes"]["onnxruntime_no_kernel"]["versions"]:
+        return ("unknown-opset", f"onnxruntime has no kernel for {j.op} (\"NOT_IMPLEMENTED : Could not find an"
+                f" implementation for {op_type}({j.op.rsplit('-', 1)[1]}) node\"): import another opset")
+    return None
 
 
 def _reduction(j: Judged) -> Judged:

@@ -7,6 +7,7 @@ from .. import drawing
 from ..core import axis_names
 from ..errors import IRError
 from ..limits import MAX_BYTES
+from ..report import node_label
 from ..select import choose
 from .check import judge_all
 from .model import describe, read_stripped
@@ -99,7 +100,7 @@ def _said(length) -> str:
 
 
 def render(e: dict) -> str:
-    head = f"node {e['layer_name']!r} {e['layer_type']}" + (f" = {e['op']}" if e["op"] else "")
+    head = f"node {node_label(e['layer_name'], e['layer_id'], e['layer_type'])}" + (f" = {e['op']}" if e["op"] else "")
     head += f", in {e['path']}" if e["path"] else ""
     if e["error"]:
         return f"{head}\n  not computed: {e['error']}"
