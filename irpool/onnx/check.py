@@ -124,7 +124,8 @@ def judge_all(model, shapes=None, stripped=None) -> list:
         x_name = n.node.input[0] if n.node.input else ""
         if x_name in produced and n.graph == produced[x_name][0]:
             n.x = produced[x_name][1]
-        elif _unknown(n.x, shapes) and inferred is not None and inferred[k].x is not None:
+        elif _unknown(n.x, shapes) and inferred is not None and inferred[k] is not None and \
+                inferred[k].x is not None:
             n.x = Value(inferred[k].x.shape, inferred[k].x.elem_type or (n.x.elem_type if n.x else 0), "inferred")
         j = judge(n)
         if j.out is not None:
@@ -210,7 +211,8 @@ def _inferred(model, nodes, shapes, stripped=None):
             any(_unknown(n.x, shapes) or any(not isinstance(d, int) for d in n.x.shape[2:]) for n in again):
         m = fold(m, infer, stripped)        # (shape subgraphs ONNX's inference does not follow: folding.py)
         again = list(pool_nodes(m))
-    return again if len(again) == len(nodes) else None
+    by_place = {(a.graph, a.where, a.index): a for a in again}     # (folding may make a reduction's axes known)
+    return [by_place.get((n.graph, n.where, n.index)) for n in nodes]
 
 
 def judge(n: PoolNode) -> Judged:
