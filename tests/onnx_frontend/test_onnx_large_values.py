@@ -11,6 +11,7 @@ import pytest
 
 import irpool
 from bits import assert_same_bits
+from clitool import cli
 from irpool.onnx.explain import entries
 from irpool.onnx.program import load
 
@@ -86,6 +87,8 @@ def test_torch_stems_get_a_verdict_onnxruntime_agrees_with(exported):
     report = irpool.check(exported)                 # (read from the path: the large tensors by seek)
     assert report.pooling_layers >= 1 and not report.unchecked, report.summary
     assert report.ok, [str(f) for f in report.findings]
+    r = cli("check", exported)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stdout + r.stderr
     pools = {e["layer_name"]: e for e in entries(exported)}
     got = _ort_pool_tensors(exported, {e["layer_type"] for e in pools.values()})
     m = onnx.load(str(exported), load_external_data=False)
