@@ -6,6 +6,7 @@ sentence with every runtime's number and what follows from it."""
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import replace
 
 from ..core import axis_names, plan
@@ -115,9 +116,9 @@ def reaches(n) -> list | None:
     outputs = {o.name for o in g.output}
     start = n.node.output[0]
     came = {start: None}                    # tensor -> (the node that made it, the tensor it came from)
-    queue, found = [start], []
+    queue, found = deque([start]), []
     while queue:
-        t = queue.pop(0)
+        t = queue.popleft()
         if t in outputs:
             via, at = [], t
             while came[at] is not None:
