@@ -132,7 +132,7 @@ def github(result: FileResult, out) -> None:
 
 def _said(f) -> str:
     """A finding's message with the layer it is about, for formats that have no field for the layer."""
-    who = f"layer id={f.layer_id} name={f.layer_name!r} ({f.layer_type})" if f.layer_id is not None else ""
+    who = f.who()
     who += f" in {f.path}" if f.path else ""
     return f"{who}: {f.message}" if who else f.message
 
@@ -173,8 +173,7 @@ def sarif_document(results) -> str:
             loc = dict(physicalLocation=where)
             if f.layer_id is not None:
                 loc["logicalLocations"] = [dict(name=str(f.layer_name), kind="object",
-                                                fullyQualifiedName=f"{f.path + ' > ' if f.path else ''}layer id="
-                                                                   f"{f.layer_id} ({f.layer_type})")]
+                                                fullyQualifiedName=f"{f.path + ' > ' if f.path else ''}{f.who()}")]
             found.append(dict(ruleId=f.code, ruleIndex=index[f.code], level=f.severity,
                               message=dict(text=_said(f)), locations=[loc]))
     run = dict(tool=dict(driver=dict(name="irpool", version=__version__, semanticVersion=__version__, rules=rules)),

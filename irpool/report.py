@@ -5,6 +5,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 
+def node_label(name, index, op_type) -> str:
+    """An ONNX node as findings and messages name it: 'pool1' (#2, MaxPool), #2 its index in its graph."""
+    return f"{name!r} (#{index}, {op_type})"
+
+
 @dataclass
 class Finding:
     """One thing check found: `code` (schemas/codes.json; `irpool codes CODE` explains it), `severity`
@@ -25,18 +30,27 @@ class Finding:
     file: str | None = None
     path: str | None = None      # the enclosing layers of a body, outermost first
     fix: dict | None = None      # shape-mismatch: what --fix writes, {layer_line, port, dims: [[index, value]...]}
+    front_end: str = "ir"        # "onnx": layer_id is the node's index in its graph, not an id the file writes
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return dict(asdict(self), who=self.who())
+
+    def who(self) -> str:
+        """The layer it is about, as every format heads it: an IR layer by its id and name (layer id=1
+        name='pool1' (MaxPool)), an ONNX node by its name, its index in its graph and op (node 'pool1' (#2,
+        MaxPool)); '' when it is about the file."""
+        if self.layer_id is None and self.layer_name is None:
+            return ""
+        if self.front_end == "onnx":
+            return f"node {node_label(self.layer_name, self.layer_id, self.layer_type)}"
+        return f"layer id={self.layer_id} name={self.layer_name!r} ({self.layer_type})"
 
     def __str__(self) -> str:
         return self.render()
 
     def render(self, paint=lambda kind, text: text) -> str:
         """The line the command line prints; `paint(kind, text)` may colour the severity."""
-        who = ""
-        if self.layer_id is not None or self.layer_name is not None:
-            who = f" layer id={self.layer_id} name={self.layer_name!r} ({self.layer_type})"
+        who = f" {self.who()}" if self.who() else ""
         where = f" in {self.path}" if self.path else ""
         line = "" if self.line is None else f":{self.line}"
         return (f"{self.file or '<string>'}{line}: {paint(self.severity, self.severity)}: [{self.code}]{who}"

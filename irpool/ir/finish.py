@@ -6,6 +6,7 @@ from array import array
 from dataclasses import replace
 
 from .. import cpu
+from ..empty import reach_text
 from ..codes import severity
 from ..opdefs import load
 from .dims import lenient_dim
@@ -75,6 +76,17 @@ class Finish:
                 self.finding("edge-mismatch", message, line, el=el)
             return
         self.reader_verdicts()
+        self.say_empty_reach()
+
+    def say_empty_reach(self) -> None:
+        """The Results computed from a MaxPool's empty windows (empty.py), added to its empty-window warning."""
+        findings, seen, graph = self.report.findings, self.seen, self.graph
+        for k, f in enumerate(findings):
+            row = seen.row(key(f.layer_id)) if f.code == "empty-window" and not f.path and f.layer_id else None
+            if row is not None:
+                reached = [(seen.name(r), []) for r in graph.roots if graph.feeds([r], len(seen))[row] and
+                           self.sigs.at(seen.value[r]).type == "Result"]
+                findings[k] = replace(f, message=f.message + reach_text(reached))
 
     def early_edges_now(self) -> None:
         """The edges read before any layer, now that the layers are known."""

@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
+from .. import empty
 from ..core import axis_names, plan
 from ..errors import IRError
 from ..opdefs import load
@@ -102,6 +103,9 @@ def dims_findings(j: Judged) -> list:
         return [Said("bad-shape", f"{pl.op}: {e.reason}", x.line)]
     if j.refusal:
         said.append(Said(*j.refusal, x.line))
+    windows = empty.empty_windows(j.plans) if j.plans and pl.spec.reduction == "max" else []
+    if windows:                 # (finish.say_empty_reach adds the Results computed from them)
+        said.append(Said("empty-window", empty.message(windows, j.et.numpy if j.et else None), layer.data_line))
     for k, port in enumerate(layer.outputs[: pl.outputs]):
         said += port_findings(j, port, first=k == 0)
         want = j.et.name if k == 0 and j.et is not None else pl.index_type if k == 1 else None

@@ -18,10 +18,12 @@ from ..opdefs import load
 from ..report import Finding, Report
 from .folding import fold
 from .graphs import refusals
-from .model import PoolNode, Value, pool_nodes, read
+from .model import PoolNode, Value, label, pool_nodes, read_stripped
+from .runtimes import empty_windows, value_differences
 from .attributes import NHWC, node_attrs, op_version, pads_refusal, to_spec
 from .ort_geometry import fit
 
+MOST_NAMED = 8          # a value-divergence names this many nodes of a kind, then counts the rest
 _NUMPY_NAMES = {"FLOAT": "float32", "DOUBLE": "float64", "FLOAT16": "float16", "BFLOAT16": "bfloat16"}
 
 
@@ -48,55 +50,89 @@ class Judged:
     x_type: str | None = None    # X's element type, numpy-style (None: not declared)
     out: tuple | None = None
     error: str | None = None
+    pooling: bool = True         # False: a ReduceMean/ReduceMax that is not over every spatial axis
+
+    @property
+    def kind(self) -> str:
+        """How reports count it: MaxPool, ..., global ReduceMean (as the IR front end counts OpenVINO's)."""
+        return f"global {self.node.node.op_type}" if self.node.axes is not None else self.node.node.op_type
 
 
 def check(source, *, max_bytes: int = MAX_BYTES, shapes: dict | None = None, file: str | None = None,
           explain=None) -> Report:
     """The Report of an .onnx model (a path, bytes, or a binary file object). `shapes`: {graph input name:
     dims}, the input sizes to judge symbolic dims with (--shape)."""
-    model, name = read(source, max_bytes)
+    model, name, stripped = read_stripped(source, max_bytes)
     name = file or name
     report = Report(name)
     for f in refusals(model):
         f.file = name
         report.findings.append(f)
     static = _inputs_static(model, shapes)
-    for j in judge_all(model, shapes):
-        report.count(j.node.node.op_type)
-        if j.error is None and j.x_shape is not None and all(d is None for d in j.x_shape[2:]):
-            report.uncheck(j.node.node.op_type, "their spatial input dims are symbolic, so their output dims are"
+    values = []                             # (node, kind) of every value divergence: one finding for the file
+    for j in judge_all(model, shapes, stripped):
+        report.count(j.kind)
+        if j.error is None and j.x_shape is not None and all(d is None for d in j.x_shape[2:]) and \
+                j.node.axes is None:
+            report.uncheck(j.kind, "their spatial input dims are symbolic, so their output dims are"
                            " not checked: give --shape NAME=dims for the model's inputs to check them" if not static
                            else "their spatial input dims are not known: the model's inputs are static, and neither"
                            " ONNX's inference nor irpool's folding of shape subgraphs carries their dims there")
         elif j.error and j.error[0] == "unchecked":
-            report.uncheck(j.node.node.op_type, "their input has no shape, declared or inferred")
+            report.uncheck(j.kind, "their input has no shape, declared or inferred" if j.node.axes is None else
+                           "reductions whose input's rank is not known: global pools if their axes are the spatial"
+                           " ones")
         for f in findings(j):
             f.file = name
             report.findings.append(f)
+        if j.error is None:
+            values += [(j.node, kind) for kind, _ in value_differences(j)]
         if explain is not None:
             explain(j)
+    if values:
+        report.findings.append(_values_finding(values, name))
     return report
 
 
-def judge_all(model, shapes=None) -> list:
+def _values_finding(values: list, file) -> Finding:
+    """The file's one value-divergence warning: each kind in short (schemas/onnx.json "value_divergence") with
+    the nodes it holds for; explain --layer NODE says it in full."""
+    short = load("onnx")["runtimes"]["value_divergence"]
+    kinds = {}
+    for n, kind in values:
+        kinds.setdefault(kind, []).append(label(n))
+    parts = []
+    for kind, nodes in kinds.items():
+        shown = ", ".join(nodes[:MOST_NAMED]) + (f" and {len(nodes) - MOST_NAMED} more" if len(nodes) > MOST_NAMED
+                                                   else "")
+        parts.append(f"{short[kind]}: {shown}")
+    count = len({id(n) for n, _ in values})
+    return Finding("value-divergence", severity("value-divergence"), f"OpenVINO computes other values than"
+                   f" onnxruntime on {count} node{'s' * (count != 1)}: " + "; ".join(parts) + " (irpool explain"
+                   " FILE --layer NODE says why in full)", None, file=file, front_end="onnx")
+
+
+def judge_all(model, shapes=None, stripped=None) -> list:
     """Judged, for every pooling node in order, its input taken as the module docstring says. Where a pool's
     output is not what the model declares, the nodes after it are judged again on the shapes ONNX's
-    inference carries from onnxruntime's dims (a wrong dim upstream is the upstream node's finding)."""
+    inference carries from onnxruntime's dims (a wrong dim upstream is the upstream node's finding).
+    `stripped` (model.Stripped) reads back large tensors the folding of shape subgraphs needs."""
     nodes = list(pool_nodes(model, shapes))
-    inferred = _inferred(model, nodes, shapes)
+    inferred = _inferred(model, nodes, shapes, stripped)
     produced, judged = {}, []
     for k, n in enumerate(nodes):
         x_name = n.node.input[0] if n.node.input else ""
         if x_name in produced and n.graph == produced[x_name][0]:
             n.x = produced[x_name][1]
-        elif _unknown(n.x, shapes) and inferred is not None and inferred[k].x is not None:
+        elif _unknown(n.x, shapes) and inferred is not None and inferred[k] is not None and \
+                inferred[k].x is not None:
             n.x = Value(inferred[k].x.shape, inferred[k].x.elem_type or (n.x.elem_type if n.x else 0), "inferred")
         j = judge(n)
         if j.out is not None:
             for out_name in n.node.output[:1]:
                 produced[out_name] = (n.graph, Value(j.out, n.x.elem_type if n.x else 0, "computed"))
         judged.append(j)
-    return _carried(model, judged, produced)
+    return [j for j in _carried(model, judged, produced) if j.pooling]
 
 
 def _carried(model, judged, produced) -> list:
@@ -149,7 +185,7 @@ def _unknown(x: Value | None, shapes) -> bool:
     return x is None or x.shape is None or bool(shapes) and any(not isinstance(d, int) for d in x.shape)
 
 
-def _inferred(model, nodes, shapes):
+def _inferred(model, nodes, shapes, stripped=None):
     """The same nodes as ONNX's shape inference sees them (only when some input is not known), else None."""
     if not any(_unknown(n.x, shapes) for n in nodes):
         return None
@@ -173,33 +209,22 @@ def _inferred(model, nodes, shapes):
     again = list(pool_nodes(m))
     if _inputs_static(model, shapes) and \
             any(_unknown(n.x, shapes) or any(not isinstance(d, int) for d in n.x.shape[2:]) for n in again):
-        m = fold(m, infer)                  # (shape subgraphs ONNX's inference does not follow: folding.py)
+        m = fold(m, infer, stripped)        # (shape subgraphs ONNX's inference does not follow: folding.py)
         again = list(pool_nodes(m))
-    return again if len(again) == len(nodes) else None
+    by_place = {(a.graph, a.where, a.index): a for a in again}     # (folding may make a reduction's axes known)
+    return [by_place.get((n.graph, n.where, n.index)) for n in nodes]
 
 
 def judge(n: PoolNode) -> Judged:
     """onnxruntime's verdict on one node: the spec and output shape, or the reason it refuses it."""
     j = Judged(n)
     op_type = n.node.op_type
-    if n.opset is None:
-        j.error = ("unknown-opset", f"the model imports no opset of domain {n.domain or 'ai.onnx'!r}, so"
-                   f" onnxruntime has no {op_type} to run")
-        return j
-    try:
-        j.op = op_version(op_type, n.opset, n.domain)
-    except IRError as e:
-        j.error = ("unknown-opset", e.reason)
+    if n.axes is not None:
+        return _reduction(j)
+    j.error = _op_refusal(j)
+    if j.error:
         return j
     op_def = load("onnx")["ops"][j.op]
-    if len(n.node.output) > op_def["outputs"]:
-        j.error = ("bad-graph", f"{j.op} has {op_def['outputs']} output(s), the node lists {len(n.node.output)}:"
-                   " onnxruntime refuses the model (the node does not match its schema)")
-        return j
-    if j.op in load("onnx")["runtimes"]["onnxruntime_no_kernel"]["versions"]:
-        j.error = ("unknown-opset", f"onnxruntime has no kernel for {j.op} (\"NOT_IMPLEMENTED : Could not find an"
-                   f" implementation for {op_type}({j.op.rsplit('-', 1)[1]}) node\"): import another opset")
-        return j
     x = n.x
     if x is None or x.shape is None:
         why = "its input has no declared shape" if x is not None else f"its input {n.node.input[0]!r} is" \
@@ -246,8 +271,50 @@ def _global(j: Judged, dims) -> Judged:
     return j
 
 
+def _op_refusal(j: Judged) -> tuple | None:
+    """(code, why) where onnxruntime has no kernel to run the node, whatever its input; else None, j.op set."""
+    n, op_type = j.node, j.node.node.op_type
+    if n.opset is None:
+        return ("unknown-opset", f"the model imports no opset of domain {n.domain or 'ai.onnx'!r}, so"
+                f" onnxruntime has no {op_type} to run")
+    try:
+        j.op = op_version(op_type, n.opset, n.domain)
+    except IRError as e:
+        return ("unknown-opset", e.reason)
+    op_def = load("onnx")["ops"][j.op]
+    if len(n.node.output) > op_def["outputs"]:
+        return ("bad-graph", f"{j.op} has {op_def['outputs']} output(s), the node lists {len(n.node.output)}:"
+                " onnxruntime refuses the model (the node does not match its schema)")
+    if j.op in load("onnx")["runtimes"]["onnxruntime_no_kernel"]["versions"]:
+        return ("unknown-opset", f"onnxruntime has no kernel for {j.op} (\"NOT_IMPLEMENTED : Could not find an"
+                f" implementation for {op_type}({j.op.rsplit('-', 1)[1]}) node\"): import another opset")
+    return None
+
+
+def _reduction(j: Judged) -> Judged:
+    """A ReduceMean/ReduceMax (schemas/onnx.json "global_reductions"): a global pool where its axes are every
+    spatial axis of a rank 3-5 input (its output N, C, and a 1 per spatial axis with keepdims), else no pool."""
+    n = j.node
+    rule = load("onnx")["global_reductions"][n.node.op_type]
+    j.op = f"{n.node.op_type}-{max(v for v in rule['versions'] if v <= n.opset)}"
+    if n.x is None or n.x.shape is None:
+        j.error = ("unchecked", "its input's rank is not known (declared nowhere, and ONNX's shape inference of the"
+                   " model gives none), so whether it reduces every spatial axis, a global pool, is not known")
+        return j
+    rank = len(n.x.shape)
+    if not 3 <= rank <= 5 or len(n.axes) != rank - 2 or \
+            sorted(a % rank for a in n.axes if -rank <= a < rank) != list(range(2, rank)):
+        j.pooling = False
+        return j
+    dims = j.x_shape = tuple(d if isinstance(d, int) else None for d in n.x.shape)
+    j.x_type = type_name(n.x.elem_type) if n.x.elem_type else None
+    j.out = dims[:2] + (1,) * (rank - 2) if node_attrs(n.node).get("keepdims", 1) else dims[:2]
+    return j
+
+
 def _finding(n: PoolNode, code: str, message: str, fix=None) -> Finding:
-    return Finding(code, severity(code), message, None, str(n.index), n.name, n.node.op_type, path=n.where, fix=fix)
+    return Finding(code, severity(code), message, None, str(n.index), n.name, n.node.op_type, path=n.where, fix=fix,
+                   front_end="onnx")
 
 
 def findings(j: Judged) -> list:
@@ -266,6 +333,7 @@ def findings(j: Judged) -> list:
     out += [f for k, (name, declared) in enumerate(n.outputs) if k < 2 and name
             for f in _declared(j, k, name, declared)]
     out.extend(divergences(j))
+    out += [_finding(n, "empty-window", m) for m in empty_windows(j)]
     return out
 
 

@@ -6,16 +6,17 @@ from __future__ import annotations
 from .. import drawing, select
 from ..core import axis_names
 from ..limits import MAX_BYTES
+from ..report import node_label
 from .check import judge_all
-from .model import describe, read
+from .model import describe, read_stripped
 from .program import index as _index
-from .runtimes import shapes
+from .runtimes import differences, shapes, value_differences
 from .attributes import node_attrs
 
 
 def entries(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, shapes_given=None) -> list:
-    model, file = read(source, max_bytes)
-    judged = judge_all(model, shapes_given)
+    model, file, stripped = read_stripped(source, max_bytes)
+    judged = judge_all(model, shapes_given, stripped)
     if layer is None:
         return [_entry(j) for j in judged]
     found = select.pick(layer, judged, lambda j: _index(j.node), lambda j: (j.node.node.name, *j.node.node.output),
@@ -35,9 +36,12 @@ def _entry(j) -> dict:
     e = dict(front_end="onnx", layer_id=str(n.index), layer_name=n.name, layer_type=n.node.op_type,
              version=None if n.opset is None else str(n.opset), op=j.op, line=None, path=n.where,
              input=None if j.x_shape is None else _dims(j.x_shape), input_from=n.x.origin if n.x else None,
-             attributes=node_attrs(n.node), error=j.error[1] if j.error else None, axes=[], outputs=[])
+             attributes=dict(node_attrs(n.node), **({} if n.axes is None else {"axes": list(n.axes)})), error=j.error[1] if j.error else None, axes=[], outputs=[],
+             divergences=[])
     if j.error or j.out is None:
         return e
+    e["divergences"] = [dict(code="runtime-divergence", message=m) for m in differences(j)] + \
+        [dict(code="value-divergence", message=m) for _, m in value_differences(j)]
     got = shapes(j)
     if j.base is not None:
         names = axis_names(j.base.ndim)
@@ -90,7 +94,7 @@ def _said(length) -> str:
 
 
 def render(e: dict) -> str:
-    head = f"node {e['layer_name']!r} {e['layer_type']}" + (f" = {e['op']}" if e["op"] else "")
+    head = f"node {node_label(e['layer_name'], e['layer_id'], e['layer_type'])}" + (f" = {e['op']}" if e["op"] else "")
     head += f", in {e['path']}" if e["path"] else ""
     if e["error"]:
         return f"{head}\n  not computed: {e['error']}"
@@ -107,4 +111,5 @@ def render(e: dict) -> str:
         declared = f"[{','.join(o['declared'])}]" if o["declared"] is not None else "no shape"
         mark = "   <- differs" if o["differs"] else ""
         lines.append(f"  output {o['name']!r}: onnxruntime [{','.join(o['computed'])}], declared {declared}{mark}")
+    lines.extend(f"  {d['code']}: {d['message']}" for d in e.get("divergences", ()))
     return "\n".join(lines)

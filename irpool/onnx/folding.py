@@ -5,12 +5,19 @@ look symbolic although the model's inputs are static. Here each node of the main
 known (Constants, initializers, the Shape of a tensor whose dims are known) and whose output is small is
 evaluated with onnx's reference implementation at the model's opset, and becomes a Constant in place (the
 same output name, the same node number), and ONNX's inference runs again. Values are computed, never
-guessed: a node the reference refuses stays as it is."""
+guessed: a node the reference refuses stays as it is.
+
+A tensor over wire.SMALL_TENSOR bytes has no values in the model irpool reads (wire.light); where a node to fold
+takes one (a Gather from a table, a Shape-sized slice of a weight), the tensor alone is read back from the file
+(model.Stripped: by seek, at most MOST_READ bytes) and only where the node's outputs are known to be small.
+A value not read (larger, external data, not a tensor) leaves its users unfolded: the pools behind them are
+counted unchecked, as their dims stay unknown."""
 from __future__ import annotations
 
 import numpy as np
 
 MOST_VALUES = 64      # a folded tensor holds at most this many values: shape subgraphs are small
+MOST_READ = 1 << 22   # bytes: a large tensor read back for a fold is at most this large
 MOST_ROUNDS = 4       # inference and folding alternate at most this often (each round can fold more Shapes)
 FOLDABLE = frozenset({
     "Abs", "Add", "Cast", "Ceil", "Concat", "ConstantOfShape", "Div", "Equal", "Expand", "Floor", "Gather",
@@ -19,11 +26,12 @@ FOLDABLE = frozenset({
     "Transpose", "Unsqueeze", "Where"})
 
 
-def fold(model, infer):
+def fold(model, infer, stripped=None):
     """`model` (inferred already) with its foldable nodes made Constants and inferred again by `infer` (a
-    ModelProto -> ModelProto), as often as that finds more; the model itself where nothing folds."""
+    ModelProto -> ModelProto), as often as that finds more; the model itself where nothing folds. `stripped`
+    (model.Stripped) reads back the values the model was read without."""
     for _ in range(MOST_ROUNDS):
-        folded = _fold_once(model)
+        folded = _fold_once(model, stripped)
         if folded is None:
             return model
         try:
@@ -42,33 +50,34 @@ def _static_shapes(graph) -> dict:
     return shapes
 
 
-def _fold_once(model):
+def _fold_once(model, stripped):
     """A copy of `model` with the nodes that can be evaluated made Constants, or None where none can."""
     import onnx
     from onnx import numpy_helper
     g = model.graph
     opsets = {o.domain or "": o.version for o in model.opset_import}
     shapes = _static_shapes(g)
-    known = {t.name: numpy_helper.to_array(t) for t in g.initializer if np.prod(t.dims) <= MOST_VALUES}
+    known = _Known(stripped)
+    for t in g.initializer:
+        known.tensor(t.name, t, ("initializer", t.name))
     changed = {}
     for i, node in enumerate(g.node):
         if node.domain not in ("", "ai.onnx"):
             continue
         if node.op_type == "Constant":
-            value = _constant(node)
-            if value is not None:
-                known[node.output[0]] = value
+            known.constant(node, i)
             continue
         if node.op_type == "Shape" and node.input and node.input[0] in shapes:
             outs = _shape(node, shapes[node.input[0]])
         elif node.op_type in FOLDABLE and all(not n or n in known for n in node.input):
-            outs = _run(node, {n: known[n] for n in node.input if n}, opsets)
+            feeds = known.feeds(node, shapes)
+            outs = None if feeds is None else _run(node, feeds, opsets)
         else:
             continue
         if outs is None or any(np.asarray(o).size > MOST_VALUES for o in outs):
             continue
         for name, o in zip(node.output, outs):
-            known[name] = np.asarray(o)
+            known.values[name] = np.asarray(o)
         if len(node.output) == 1:
             changed[i] = np.asarray(outs[0])
     if not changed:
@@ -84,17 +93,54 @@ def _fold_once(model):
     return m
 
 
-def _constant(node):
-    from onnx import numpy_helper
-    for a in node.attribute:
-        if a.name == "value" and a.HasField("t"):
-            value = numpy_helper.to_array(a.t)
-            return value if value.size <= MOST_VALUES else None
-        if a.name in ("value_int", "value_float"):
-            return np.array(a.i if a.name == "value_int" else a.f)
-        if a.name in ("value_ints", "value_floats"):
-            return np.array(list(a.ints) if a.name == "value_ints" else list(a.floats))
-    return None
+class _Known:
+    """The values known so far: small ones (`values`), and large ones read back only when a node needs them
+    (`large`: name -> where, for model.Stripped), so no weight is read for nothing."""
+
+    def __init__(self, stripped):
+        self.stripped, self.values, self.large = stripped, {}, {}
+
+    def __contains__(self, name) -> bool:
+        return name in self.values or name in self.large
+
+    def tensor(self, name, t, key) -> None:
+        """A TensorProto's values under `name`: read now if small, remembered if large or left out."""
+        from .model import tensor_array
+        if self.stripped is not None and self.stripped.has(key):
+            self.large[name] = key
+        elif int(np.prod(t.dims)) > MOST_VALUES:
+            self.large[name] = t                # (its values are in the model: at most wire.SMALL_TENSOR bytes)
+        else:
+            value = tensor_array(t)
+            if value is not None:
+                self.values[name] = value
+
+    def constant(self, node, i) -> None:
+        for a in node.attribute:
+            if a.name == "value" and a.HasField("t"):
+                self.tensor(node.output[0], a.t, ("node", i))
+            elif a.name in ("value_int", "value_float"):
+                self.values[node.output[0]] = np.array(a.i if a.name == "value_int" else a.f)
+            elif a.name in ("value_ints", "value_floats") and len(a.ints) + len(a.floats) <= MOST_VALUES:
+                self.values[node.output[0]] = np.array(list(a.ints) if a.name == "value_ints" else list(a.floats))
+
+    def feeds(self, node, shapes) -> dict | None:
+        """The node's inputs by name; None where a large one is needed for outputs not known to be small, or
+        cannot be read back."""
+        feeds = {n: self.values[n] for n in node.input if n and n in self.values}
+        large = [n for n in node.input if n and n not in feeds]
+        if not large:
+            return feeds
+        if not all(o in shapes and int(np.prod(shapes[o])) <= MOST_VALUES for o in node.output):
+            return None
+        from .model import tensor_array
+        for n in large:
+            where = self.large[n]
+            value = self.stripped.array(where, MOST_READ) if isinstance(where, tuple) else tensor_array(where)
+            if value is None:
+                return None
+            feeds[n] = value
+        return feeds
 
 
 def _shape(node, dims):
@@ -104,9 +150,15 @@ def _shape(node, dims):
 
 
 def _run(node, feeds: dict, opsets: dict):
-    """The node's outputs by onnx's reference implementation at the model's opsets, or None."""
+    """The node's outputs by onnx's reference implementation at the model's opsets, or None. The node goes in
+    a FunctionProto: given a bare NodeProto, ReferenceEvaluator ignores `opsets` and runs the newest opset's
+    op (onnx 1.23 reference_evaluator.py: ReferenceEvaluator.__init__), so an opset-11 Unsqueeze with its axes
+    attribute was refused and a shape subgraph stayed unfolded."""
+    from onnx import helper
     from onnx.reference import ReferenceEvaluator
     try:
-        return ReferenceEvaluator(node, opsets=opsets).run(None, feeds)
+        f = helper.make_function("irpool.fold", "node", [n for n in node.input if n], list(node.output), [node],
+                                 [helper.make_opsetid(d, v) for d, v in opsets.items()])
+        return ReferenceEvaluator(f).run(None, feeds, attributes={})
     except Exception:                       # (a node the reference cannot run stays as it is)
         return None

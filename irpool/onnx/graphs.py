@@ -25,7 +25,7 @@ def refusals(model) -> list:
 def _said(message, node=None, index=None, where=None) -> Finding:
     who = dict(layer_id=str(index), layer_name=node.name or (node.output[0] if node.output else f"#{index}"),
                layer_type=node.op_type) if node is not None else {}
-    return Finding("bad-graph", severity("bad-graph"), message, None, path=where, **who)
+    return Finding("bad-graph", severity("bad-graph"), message, None, path=where, front_end="onnx", **who)
 
 
 def _graph(g, outer: frozenset, where, out: list, main: bool = False) -> None:

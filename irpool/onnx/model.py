@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 from .. import given
 from ..errors import IRError
+from ..opdefs import load
+from ..report import node_label
 from . import wire
 from .attributes import NHWC, OPS
 
@@ -40,15 +42,15 @@ class Source:
     """The bytes of a model file: mapped (a path; never read whole) or read (standard input, bytes)."""
 
     def __init__(self, source, max_bytes: int):
-        self.file, self._map = None, None
+        self.file, self._map, self.origin = None, None, source    # origin: the bytes, or the path to read again
         if isinstance(source, (bytes, bytearray, memoryview)):
             self.data = memoryview(source)
         elif hasattr(source, "read"):
-            data = source.read(max_bytes + 1)
+            data = self.origin = source.read(max_bytes + 1)
             self.file = getattr(source, "name", None) if not hasattr(source, "buffer") else "<stdin>"
             self.data = memoryview(data)
         else:
-            self.file = os.fspath(source)
+            self.file = self.origin = os.fspath(source)
             try:
                 with open(self.file, "rb") as f:
                     size = os.fstat(f.fileno()).st_size
@@ -72,11 +74,72 @@ class Source:
 
 def read(source, max_bytes: int):
     """(the ModelProto, the file's name) of a path, bytes or a binary stream, the file closed again."""
+    model, name, _ = read_stripped(source, max_bytes)
+    return model, name
+
+
+def read_stripped(source, max_bytes: int):
+    """read()'s model and name, and the Stripped values its light copy lacks (to read back one at a time)."""
     src = Source(source, max_bytes)
     try:
-        return parse(src), src.file
+        return parse(src), src.file, Stripped(src.origin)
     finally:
         src.close()
+
+
+class Stripped:
+    """The values of the main graph's large tensors that wire.light left out, read back one tensor at a time
+    where the folding of shape subgraphs needs one (folding.py): by seek, bounded, never the whole weights."""
+
+    def __init__(self, origin):
+        self.origin, self._spans = origin, None     # a path (read again) or the bytes themselves
+
+    def has(self, key) -> bool:
+        """Whether the tensor of ("initializer", name) or ("node", index) had its values left out."""
+        return key in self.spans()
+
+    def spans(self) -> dict:
+        if self._spans is None:
+            self._spans = {}
+            try:
+                src = Source(self.origin, 1 << 62)
+                try:
+                    self._spans = wire.stripped(src.data)
+                finally:
+                    src.close()
+            except IRError:                 # (the file went away or changed: nothing is read back)
+                pass
+        return self._spans
+
+    def array(self, key, most: int):
+        """The tensor's values (a numpy array), or None: not left out, over `most` bytes, held outside the
+        model (external data is never followed), or not readable as the TensorProto it was."""
+        span = self.spans().get(key)
+        if span is None or span[1] - span[0] > most:
+            return None
+        start, end = span
+        try:
+            if isinstance(self.origin, str):
+                with open(self.origin, "rb") as f:
+                    f.seek(start)
+                    data = f.read(end - start)
+            else:
+                data = bytes(memoryview(self.origin)[start:end])
+            return tensor_array(onnx_package().TensorProto.FromString(data))
+        except Exception:                   # (OSError, a DecodeError: the file changed since it was read)
+            return None
+
+
+def tensor_array(t):
+    """A TensorProto's values, or None where they are not in it (external data, a segment, values left out,
+    a count that does not match its dims)."""
+    from onnx import numpy_helper
+    if t.data_location == 1 or t.external_data:           # (EXTERNAL: to_array would open a file by its name)
+        return None
+    try:
+        return numpy_helper.to_array(t)
+    except Exception:                        # (ValueError, TypeError: values that do not fit the dims)
+        return None
 
 
 def parse(src: Source):
@@ -120,6 +183,8 @@ class PoolNode:
     x: Value | None              # its input (None: not known at all)
     outputs: list = field(default_factory=list)    # [(name, Value or None: declared)]
     branch_output: bool = False  # its Y is an output of an If branch (onnxruntime allocates it as inferred)
+    axes: tuple | None = None    # a ReduceMean/ReduceMax: its axes as written (a global pool if they are the spatial ones)
+    owner: object = None         # the GraphProto it sits in (None inside a function)
 
     @property
     def name(self) -> str:
@@ -142,9 +207,14 @@ def _opsets(imports) -> dict:
     return {("" if o.domain in _DEFAULT_DOMAINS else o.domain): o.version for o in imports}
 
 
+def label(n: "PoolNode") -> str:
+    """A node as findings name it: its name, then its index in its graph and its op ('pool1' (#2, MaxPool))."""
+    return node_label(n.name, n.index, n.node.op_type)
+
+
 def describe(n: "PoolNode") -> str:
     """A pooling node as --layer's errors name it."""
-    return f"node #{n.index} {n.name!r} ({n.node.op_type})" + (f" in {n.where}" if n.where else "")
+    return f"node {label(n)}" + (f" in {n.where}" if n.where else "")
 
 
 def pool_nodes(model, shapes: dict | None = None):
@@ -190,17 +260,51 @@ def _graph(g, path, where, opsets, outer: dict, shapes: dict):
         declared.setdefault(vi.name, _value(vi, path))
     scope.update(declared)
     branch = {vi.name for vi in g.output} if where and where.endswith(("then_branch", "else_branch")) else ()
+    axes = _small_ints(g)
     for i, node in enumerate(g.node):
-        yield from _node(node, i, path, where, opsets, scope, shapes, branch)
+        for p in _node(node, i, path, where, opsets, scope, shapes, branch, axes):
+            if p.owner is None:             # (a body's pools have their body)
+                p.owner = g
+            yield p
 
 
-def _node(node, i, path, where, opsets, scope, shapes, branch=()):
+def _small_ints(g) -> dict:
+    """{name: tuple of ints} of the graph's small int64 initializers and Constants: what a reduction's axes
+    input can be (a reduction whose axes come from anything else is not read as a pool)."""
+    from onnx import numpy_helper
+    out = {}
+    tensors = [(t.name, t) for t in g.initializer] + [
+        (n.output[0], a.t) for n in g.node if n.op_type == "Constant" and n.domain in _DEFAULT_DOMAINS and n.output
+        for a in n.attribute if a.name == "value" and a.HasField("t")]
+    for name, t in tensors:
+        if t.data_type == 7 and len(t.dims) == 1 and 0 < t.dims[0] <= 8 and not t.data_location:
+            try:
+                out[name] = tuple(int(v) for v in numpy_helper.to_array(t))
+            except ValueError:               # (values that do not fit their dims)
+                pass
+    return out
+
+
+def reduction_axes(node, opset, axes_values: dict) -> tuple | None:
+    """A ReduceMean/ReduceMax's axes (schemas/onnx.json "global_reductions": an attribute, or from its
+    axes_input version on the second input), or None: not such a node, or its axes are not written."""
+    rule = load("onnx")["global_reductions"].get(node.op_type)
+    if rule is None or node.domain not in _DEFAULT_DOMAINS or opset is None:
+        return None
+    if opset >= rule["axes_input"]:
+        return axes_values.get(node.input[1]) if len(node.input) > 1 and node.input[1] else None
+    written = [list(a.ints) for a in node.attribute if a.name == "axes"]
+    return tuple(written[0]) if written and written[0] else None
+
+
+def _node(node, i, path, where, opsets, scope, shapes, branch=(), axes_values=None):
     domain = "" if node.domain in _DEFAULT_DOMAINS else node.domain
-    if node.op_type in OPS and domain in ("", NHWC):
+    axes = reduction_axes(node, opsets.get(""), axes_values or {})
+    if (node.op_type in OPS and domain in ("", NHWC)) or axes is not None:
         x = scope.get(node.input[0]) if node.input and node.input[0] else None
         outs = [(name, scope.get(name)) for name in node.output]
         yield PoolNode(node, i, path, where, opsets.get(domain), domain, x, outs,
-                       bool(node.output) and node.output[0] in branch)
+                       bool(node.output) and node.output[0] in branch, axes)
     label = node.name or (node.output[0] if node.output else f"#{i}")
     for a, attr in enumerate(node.attribute):
         subs = [attr.g] if attr.HasField("g") else list(attr.graphs)

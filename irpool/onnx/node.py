@@ -11,6 +11,7 @@ from ..core.mlas_pool import average as mlas_average
 from ..dtypes import narrow, widen
 from ..errors import IRError
 from ..opdefs import load
+from .eigen_sum import eigen_mean
 from .attributes import NHWC, node_attrs, op_version, pads_refusal, to_spec
 from .ort_geometry import fit, ort_axis, ort_max_start
 
@@ -115,6 +116,31 @@ class Node:
             ishape = shape if spec.layout == "channels_first" else [shape[0], shape[-1]] + shape[1:-1]
             return [y, np.empty(ishape, np.int64)]
         return [y]
+
+
+class Reduction(Node):
+    """A model's ReduceMean/ReduceMax over every spatial axis, run as the global pool it is (schemas/onnx.json
+    "global_reductions"), its keepdims applied; refused on an input whose spatial axes are not its axes."""
+
+    def __init__(self, node, opset: int, axes: tuple):
+        rule = load("onnx")["global_reductions"][node.op_type]
+        super().__init__(rule["global"], {}, opset=opset, as_onnxruntime=True)
+        self.op = f"{node.op_type}-{max(v for v in rule['versions'] if v <= opset)}"
+        self.types, self.axes = rule["run_types"], axes
+        self.keep = bool(node_attrs(node).get("keepdims", 1))
+
+    def run(self, x, threads: int | None = None) -> list:
+        x = np.asarray(x)
+        if not 3 <= x.ndim <= 5 or sorted(a % x.ndim for a in self.axes if -x.ndim <= a < x.ndim) != \
+                list(range(2, x.ndim)) or len(self.axes) != x.ndim - 2:
+            raise IRError(f"{self.op}: axes {list(self.axes)} are not the spatial axes of an input of rank {x.ndim}:"
+                          " irpool runs it only as a global pool")
+        if self.op.startswith("ReduceMean") and x.dtype.name in self.types and x.size:
+            y = eigen_mean(x)           # (onnxruntime's order of additions, not GlobalAveragePool's)
+            y = y.reshape(y.shape + (1,) * (x.ndim - 2))
+        else:
+            (y,) = super().run(x, threads)
+        return [y if self.keep else y.reshape(y.shape[:2])]
 
 
 def compile(op_type, attrs=None, *, opset: int, domain: str = "", outputs: int = 1) -> Node:  # noqa: A001

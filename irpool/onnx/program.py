@@ -7,7 +7,7 @@ import numpy as np
 from ..errors import IRError
 from .. import select
 from .model import describe, pool_nodes, read
-from .node import Node
+from .node import Node, Reduction
 
 
 def find(model, layer: str | None, file: str | None):
@@ -44,7 +44,8 @@ class NodeProgram:
             raise IRError(f"the model imports no opset of domain {n.domain or 'ai.onnx'!r}", file=file,
                           layer_id=str(n.index), layer_name=n.name, layer_type=n.node.op_type)
         try:
-            self.node = Node(n.node, opset=n.opset, as_onnxruntime=True)
+            self.node = Node(n.node, opset=n.opset, as_onnxruntime=True) if n.axes is None else \
+                Reduction(n.node, n.opset, n.axes)
         except IRError as e:
             raise self._located(e) from None
         self.output_names = [o for o in n.node.output[:self.node.outputs] if o]

@@ -6,11 +6,13 @@ sentence with every runtime's number and what follows from it."""
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import replace
 
 from ..core import axis_names, plan
 from ..errors import IRError
 from ..opdefs import load
+from .. import empty
 from .attributes import NHWC, node_attrs
 from .ort_geometry import ort_max_start, trunc_div
 
@@ -74,6 +76,63 @@ def shapes(j) -> dict:
     return {"onnxruntime": j.out, "onnxruntime-graph": tuple(inferred), "onnx": tuple(inferred), "openvino": ov}
 
 
+def empty_windows(j) -> list:
+    """empty-window messages: a MaxPool whose windows, as OpenVINO's ONNX frontend reads it, include some that
+    hold no input element (ceil_mode's last window, which onnxruntime's kernel drops; a dilated window in the
+    padding, which both give the lowest value), with the model outputs computed from them."""
+    if j.base is None or j.out is None or j.node.domain or j.node.node.op_type != "MaxPool" or not j.plans:
+        return []
+    ceil = bool(node_attrs(j.node.node).get("ceil_mode", 0))
+    rounding = _rules()["openvino_ceil_mode"]["MaxPool"] if ceil else "floor"
+    try:
+        ov = plan(replace(j.base, rounding=rounding), j.x_shape)
+    except IRError:
+        return []
+    windows = empty.empty_windows(ov)
+    if not windows:
+        return []
+    kernel = {p.name: p.out for p in j.plans}          # (onnxruntime's kernel drops only windows at the end)
+    ours = {p.name: p.out for p in ov}
+    dropped = [(name, list(range(kernel[name], ours[name]))[:empty.MOST_LISTED], ours[name] - kernel[name])
+               for name, _, _ in windows if ours[name] > kernel[name]]
+    same = sum(n for _, _, n in windows) > sum(n for _, _, n in dropped)
+    why = "a last window that starts in the end padding, which onnxruntime's kernel drops"
+    clause = "; onnxruntime's kernel gives them the same value" if not dropped else \
+        f"; onnxruntime's kernel has none of them ({why})" if not same else \
+        f"; onnxruntime's kernel has no {empty.windows_text(dropped)} ({why}) and gives the others the same value"
+    reached = reaches(j.node) if j.node.graph == () else None
+    return [empty.message(windows, j.x_type, reached, clause)]
+
+
+def reaches(n) -> list | None:
+    """[(model output, [nodes on the way])] of the main graph's outputs computed from the node's first output."""
+    g = n.owner
+    if g is None or not n.node.output:
+        return None
+    users = {}
+    for node in g.node:
+        for name in node.input:
+            users.setdefault(name, []).append(node)
+    outputs = {o.name for o in g.output}
+    start = n.node.output[0]
+    came = {start: None}                    # tensor -> (the node that made it, the tensor it came from)
+    queue, found = deque([start]), []
+    while queue:
+        t = queue.popleft()
+        if t in outputs:
+            via, at = [], t
+            while came[at] is not None:
+                via.append(f"{came[at][0].op_type} {(came[at][0].name or at)!r}")
+                at = came[at][1]
+            found.append((t, via[::-1]))
+        for node in users.get(t, ()):
+            for o in node.output:
+                if o and o not in came:
+                    came[o] = (node, t)
+                    queue.append(o)
+    return found
+
+
 def _nan_rules(j) -> bool:
     """Where the NaN rules measured against OpenVINO apply: float32/float16 nodes of the ONNX domain
     (com.ms.internal.nhwc is onnxruntime's own, unmeasured)."""
@@ -81,14 +140,26 @@ def _nan_rules(j) -> bool:
 
 
 def differences(j) -> list:
-    if j.out is not None and j.node.node.op_type == "GlobalMaxPool" and _nan_rules(j):
-        return [f"NaN: {_rules()['openvino_global_max_nan']}"]
+    """runtime-divergence messages: where another runtime gives this node other output dims (storage_order's
+    Indices included: OpenVINO gives them another shape)."""
     if j.base is None or j.out is None or j.node.node.op_type.startswith("Global"):
         return []
     out = _shape_differences(j)
-    if j.plans:
-        out.extend(_value_differences(j))
+    spec, n = j.spec, j.node
+    if j.plans and spec.reduction == "max" and spec.storage_order == 1 and len(n.node.output) > 1 and \
+            n.node.output[1] and spec.ndim > 1:
+        out.append(f"storage_order=1: {_rules()['openvino_storage_order']}")
     return out
+
+
+def value_differences(j) -> list:
+    """value-divergence: [(kind, message in full)] where OpenVINO computes other values than onnxruntime on this
+    node's shape (NaN, a mean's divisor); `kind` keys schemas/onnx.json "value_divergence" (the short form)."""
+    if j.out is not None and j.node.node.op_type == "GlobalMaxPool" and _nan_rules(j):
+        return [("global_max_nan", f"NaN: {_rules()['openvino_global_max_nan']}")]
+    if j.base is None or j.out is None or j.node.node.op_type.startswith("Global") or not j.plans:
+        return []
+    return _value_differences(j)
 
 
 def _shape_differences(j) -> list:
@@ -108,7 +179,7 @@ def _shape_differences(j) -> list:
     if isinstance(ov, str):
         said.append(f"OpenVINO's ONNX frontend {ov}")
     elif ov_differs:
-        extra = " (its extra cells hold the lowest value of the type)" if op_type == "MaxPool" and \
+        extra = " (its extra cells hold the lowest value of the type: empty-window)" if op_type == "MaxPool" and \
             any(ov[a] > kernel[a] for a in ov_differs) else ""
         said.append(f"OpenVINO's ONNX frontend {_shape(ov)}{extra}")
     text = "; ".join(said) + "."
@@ -173,10 +244,7 @@ def _value_differences(j) -> list:
             last = (p.out - 1) * p.stride - p.pad_begin
             end = last + p.dilated_kernel
             if end > p.length + p.pad_end:
-                found.append(_divisors(j, p, last, end))
-    if spec.reduction == "max" and spec.storage_order == 1 and len(n.node.output) > 1 and n.node.output[1] \
-            and spec.ndim > 1:
-        found.append(f"storage_order=1: {rules['openvino_storage_order']}")
+                found.append(("mean", _divisors(j, p, last, end)))
     if spec.reduction == "max" and _nan_rules(j) and ort_max_start(spec, j.x_type, len(n.node.output)) == "first":
-        found.append(f"NaN: {rules['openvino_nan_first']}")
+        found.append(("nan_first", f"NaN: {rules['openvino_nan_first']}"))
     return found

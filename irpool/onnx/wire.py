@@ -150,12 +150,37 @@ class _Light:
                         if n == FUNCTION_NODE and kind == 2 else None)
 
 
-def value_name(buf, start: int, end: int) -> str:
-    """A ValueInfoProto's name (field 1), read from its bytes."""
-    for number, kind, _, j, k in fields(buf, start, end):
-        if number == 1 and kind == 2:
+def stripped(buf) -> dict:
+    """Where light() left values out in the main graph: {("initializer", name) or ("node", node index): (start,
+    end) of the tensor's bytes} for each initializer and node attribute tensor over SMALL_TENSOR bytes, so that
+    one of them can be read back alone (TensorProto's bytes, by seek) when the folding needs its values."""
+    out, index = {}, 0
+    for n, kind, _, j, k in fields(buf, 0, len(buf)):
+        if n != MODEL_GRAPH or kind != 2:
+            continue
+        for m, kd, _, a, b in fields(buf, j, k):
+            if kd == 2 and m == GRAPH_INITIALIZER and b - a > SMALL_TENSOR:
+                out[("initializer", _field_text(buf, a, b, 8))] = (a, b)
+            elif kd == 2 and m == GRAPH_NODE:
+                for f, fk, _, c, d in fields(buf, a, b):
+                    if f == NODE_ATTRIBUTE and fk == 2:
+                        out.update({("node", index): (e, g) for t, tk, _, e, g in fields(buf, c, d)
+                                    if t == ATTR_T and tk == 2 and g - e > SMALL_TENSOR})
+                index += 1
+    return out
+
+
+def _field_text(buf, start: int, end: int, number: int) -> str:
+    """A message's string field `number`, read from its bytes ('' where it has none)."""
+    for n, kind, _, j, k in fields(buf, start, end):
+        if n == number and kind == 2:
             return bytes(buf[j:k]).decode("utf-8", "replace")
     return ""
+
+
+def value_name(buf, start: int, end: int) -> str:
+    """A ValueInfoProto's name (field 1), read from its bytes."""
+    return _field_text(buf, start, end, 1)
 
 
 def rewrite(buf, edits: dict, write) -> int:
