@@ -100,7 +100,9 @@ def _values_finding(values: list, file) -> Finding:
     short = load("onnx")["runtimes"]["value_divergence"]
     kinds = {}
     for n, kind in values:
-        kinds.setdefault(kind, []).append(label(n))
+        named = kinds.setdefault(kind, [])
+        if label(n) not in named:                       # (a node said once per kind, however many axes)
+            named.append(label(n))
     parts = []
     for kind, nodes in kinds.items():
         shown = ", ".join(nodes[:MOST_NAMED]) + (f" and {len(nodes) - MOST_NAMED} more" if len(nodes) > MOST_NAMED

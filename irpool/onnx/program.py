@@ -6,11 +6,11 @@ import numpy as np
 
 from ..errors import IRError
 from .. import select
-from .model import describe, pool_nodes, read
+from .model import describe, pool_nodes, read_stripped
 from .node import Node, Reduction
 
 
-def find(model, layer: str | None, file: str | None):
+def find(model, layer: str | None, file: str | None, stripped=None):
     """The PoolNode `layer` selects (irpool.select: its index in the main graph, else its name or an output's
     name)."""
     nodes = list(pool_nodes(model))
@@ -21,7 +21,8 @@ def find(model, layer: str | None, file: str | None):
                     "index")[0]
     if n.x is None or n.x.shape is None or not n.x.elem_type:       # (X as check knows it: inferred, computed)
         from .check import judge_all
-        n = judge_all(model)[next(k for k, m in enumerate(nodes) if m is n)].node
+        same = (n.graph, n.where, n.index)
+        n = next((j.node for j in judge_all(model, None, stripped) if (j.node.graph, j.node.where, j.node.index) == same), n)
     return n
 
 
@@ -109,5 +110,5 @@ def _declared_text(shape) -> str:
 
 
 def load(source, *, layer: str | None, max_bytes: int) -> NodeProgram:
-    model, file = read(source, max_bytes)
-    return NodeProgram(find(model, layer, file), file)
+    model, file, stripped = read_stripped(source, max_bytes)
+    return NodeProgram(find(model, layer, file, stripped), file)

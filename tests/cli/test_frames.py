@@ -63,7 +63,10 @@ def test_the_avgpool_divisor_warning_gives_both_divisors_of_the_window(tmp_path)
     ort_divisor, ov_divisor = round(in_taps / y_ort[0, 0, 3, 1]), round(in_taps / y_ov[0, 0, 3, 1])
     assert (ort_divisor, ov_divisor) == (6, 9)
     r = cli("check", path)
-    (h,) = [line for line in r.stdout.splitlines() if "runtime-divergence" in line and "H: the last window" in line]
+    (short,) = [line for line in r.stdout.splitlines() if "[value-divergence]" in line]
+    assert short.count("'/AveragePool' (#0, AveragePool)") == 1, short          # (once, not once per axis)
+    r = cli("explain", path)
+    (h,) = [line for line in r.stdout.splitlines() if "value-divergence" in line and "H: the last window" in line]
     assert "input cells 5..7" in h and "end padding (cell 6)" in h, h
     assert f"onnxruntime divides such a window by the taps inside the padded input, 2 * 3 = {ort_divisor}" in h, h
     assert f"OpenVINO by the whole kernel's 3 * 3 = {ov_divisor} taps" in h, h
