@@ -81,7 +81,7 @@ def test_a_layer_not_found_lists_the_pooling_layers_in_explain_as_in_run(models,
         listed = [f"id={i} name={n!r} ({t})" for i, n, t in models["pools"]]
     else:
         import onnx
-        listed = [f"#{k} {n.name!r} ({n.op_type})" for k, n in enumerate(onnx.load(path).graph.node)
+        listed = [f"node {n.name!r} (#{k}, {n.op_type})" for k, n in enumerate(onnx.load(path).graph.node)
                   if n.op_type in ("MaxPool", "AveragePool")]
     assert len(listed) == 2
     for verb in (["explain"], ["run", "-i", f"0={models['folder'] / 'x.npy'}"]):
