@@ -16,6 +16,7 @@ EXIT_CODES = """exit status:
   1  a finding that fails: an error (or, with --strict, a warning; a note never fails); --diff: a fix to
      make; explain: a layer cannot be computed, or a declared dim differs from the computed one
   2  a file cannot be read or is neither OpenVINO IR nor an ONNX model, or the command line is wrong
+  3  an internal error of irpool's (please report it, with the file it names)
   141  standard output was closed early (e.g. | head)"""
 
 
@@ -39,7 +40,9 @@ def _check(args) -> int:
     stream = (_fixed(item, args, args.bin, shapes, cpu) for item in items) if fixing else \
         check_all(items, args.max_bytes, jobs, args.bin, shapes, cpu)
     results, changed = [], False
+    args.at = items[0][0]                           # (the file an internal error names: main)
     for done, result in enumerate(stream, 1):
+        args.at = items[min(done, len(items) - 1)][0]
         changed = changed or bool(result.fixed)
         results.append(formats.judge(result, ignore, strict))
         progress.update(done, result.file)
@@ -386,6 +389,11 @@ def main(argv=None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as e:              # a bug of irpool's: said as one, never as a traceback or a finding's status
+        where = getattr(args, "at", None) or getattr(args, "file", None) or ", ".join(getattr(args, "files", ()))
+        print(f"irpool: internal error, please report (irpool {__version__}): {where}: {type(e).__name__}: {e}",
+              file=sys.stderr)
+        return 3
 
 
 def _closed_pipe() -> int:
