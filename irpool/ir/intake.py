@@ -12,7 +12,7 @@ from . import ids, portmaps
 from .bodies import declared_inputs
 from .consts import Const, bytes_problem, data_problem, shape_count
 from .dims import plain_int, port_dim, text
-from .elements import const_element_type, const_refusal, spellings
+from .elements import const_element_type, const_refusal, element_type, spellings
 from .family import FAMILY_TYPES, is_family
 from .fold import MOST_KEPT, SHAPE_OPS
 from .graph import ROOTS
@@ -396,7 +396,10 @@ class Intake:
             self.report.count(layer.type)
             one = len(layer.inputs) == 1 or len(layer.inputs) > 1 and self.doc.ir_version == "10"
             x = layer.inputs[0].dims if one else []
-            if one and (not x or not all(isinstance(d, int) for d in x) or layer.id in self.wait):
+            # (an input port that names no type, which OpenVINO does not read anyway: its producer's, once the
+            # edges are read, as for dims it does not know)
+            if one and (not x or not all(isinstance(d, int) for d in x) or layer.id in self.wait
+                        or element_type(layer.inputs[0].precision) is None):
                 self.waiting[layer.id] = layer
                 key = None                                  # its outcome depends on the edges
             else:

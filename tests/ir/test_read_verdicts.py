@@ -5,13 +5,19 @@ read_model + compile_model on this machine's CPU in child processes (none of the
   name in its <port> (ir_deserializer.cpp: parse_generic_params): a <dim> outside its <port>, an <output> first,
   a stray element, are no structure error (the records' verdict/m00228, m00466, m01147 and variants);
 - a kernel read into size_t: "-3" is 2**64 - 3, compiled on a dynamic axis and refused on a static one; 0 and
-  -1 refused on both.
+  -1 refused on both;
+- a ReduceMean/ReduceMax that is no global pool is still refused on boolean data (its op validation), and over
+  no axes with keep_dims false (the plugin: "incorrect number of input/output dimensions"); an axes Const of
+  size 0 in an empty .bin is refused ("ptr is Null"), in another read;
+- a pool whose input port names no precision takes its producer's type (a u3 or u1 Const: "CPU plugin does not
+  support u3 for use with oneDNN").
 Declared dims OpenVINO ignores are left aside, as test_differential.py does (irpool_verdict).
 """
 import glob
 import os
 import sys
 
+import numpy as np
 import pytest
 
 from irbuild import net_xml
@@ -77,6 +83,68 @@ def _kernel_variants() -> dict:
     return out
 
 
+_P = {"f32": "FP32", "boolean": "BOOL", "i64": "I64", "u3": "U3", "u1": "U1", "u4": "U4", "u8": "U8"}
+
+
+def _dims(ds) -> str:
+    return "".join(f"<dim>{d}</dim>" for d in ds)
+
+
+def _reduce_net(op="ReduceMax", dtype="f32", shape=(1, 2, 4, 4), axes=(2, 3), keep="true", size=None,
+                blob=None) -> tuple:
+    """(xml, bin): Parameter -> a reduction with an i64 axes Const -> Result."""
+    blob = blob if blob is not None else np.array(axes, np.int64).tobytes() if axes else b"\0" * 8
+    size = len(np.array(axes, np.int64).tobytes()) if size is None else size
+    out = [d for i, d in enumerate(shape) if i not in axes] if keep == "false" else \
+        [1 if i in axes else d for i, d in enumerate(shape)]
+    xml = (f'<?xml version="1.0"?><net name="r" version="11"><layers><layer id="0" name="x" type="Parameter"'
+           f' version="opset1"><data shape="{",".join(map(str, shape))}" element_type="{dtype}"/><output><port id="0"'
+           f' precision="{_P[dtype]}">{_dims(shape)}</port></output></layer><layer id="1" name="axes" type="Const"'
+           f' version="opset1"><data element_type="i64" shape="{len(axes)}" offset="0" size="{size}"/><output>'
+           f'<port id="0" precision="I64">{_dims([len(axes)])}</port></output></layer><layer id="2" name="red"'
+           f' type="{op}" version="opset1"><data keep_dims="{keep}"/><input><port id="0">{_dims(shape)}</port>'
+           f'<port id="1">{_dims([len(axes)])}</port></input><output><port id="2" precision="{_P[dtype]}">'
+           f'{_dims(out)}</port></output></layer><layer id="3" name="out" type="Result" version="opset1"><input>'
+           f'<port id="0">{_dims(out)}</port></input></layer></layers><edges><edge from-layer="0" from-port="0"'
+           ' to-layer="2" to-port="0"/><edge from-layer="1" from-port="0" to-layer="2" to-port="1"/><edge'
+           ' from-layer="2" from-port="2" to-layer="3" to-port="0"/></edges></net>')
+    return xml, blob
+
+
+def _const_pool_net(et: str, precision: str | None) -> tuple:
+    """(xml, bin): a Const of type `et` -> MaxPool-1 (its input port's precision `precision`) -> Result."""
+    prec = f' precision="{precision}"' if precision else ""
+    xml = (f'<?xml version="1.0"?><net name="c" version="11"><layers><layer id="1" name="c" type="Const"'
+           f' version="opset1"><data element_type="{et}" shape="1,2,4,4" offset="0" size="32"/><output><port id="0"'
+           f' precision="{_P[et]}">{_dims([1, 2, 4, 4])}</port></output></layer><layer id="2" name="pool"'
+           ' type="MaxPool" version="opset1"><data kernel="2,2" strides="2,2" pads_begin="0,0" pads_end="0,0"/>'
+           f'<input><port id="0"{prec}>{_dims([1, 2, 4, 4])}</port></input><output><port id="1"'
+           f' precision="{_P[et]}">{_dims([1, 2, 2, 2])}</port></output></layer><layer id="3" name="r" type="Result"'
+           f' version="opset1"><input><port id="0">{_dims([1, 2, 2, 2])}</port></input></layer></layers><edges>'
+           '<edge from-layer="1" from-port="0" to-layer="2" to-port="0"/><edge from-layer="2" from-port="1"'
+           ' to-layer="3" to-port="0"/></edges></net>')
+    return xml, bytes(range(32))
+
+
+def _typed_variants() -> dict:
+    out = {}
+    for op in ("ReduceMean", "ReduceMax"):
+        out[f"{op} boolean over C"] = _reduce_net(op, "boolean", axes=(1,))
+        out[f"{op} boolean rank 2"] = _reduce_net(op, "boolean", shape=(2, 4), axes=(1,))
+        out[f"{op} boolean global"] = _reduce_net(op, "boolean")
+        out[f"{op} f32 over C"] = _reduce_net(op, axes=(1,))
+        out[f"{op} no axes keep_dims false"] = _reduce_net(op, axes=(), keep="false", size=8)
+        out[f"{op} no axes keep_dims true"] = _reduce_net(op, axes=(), keep="true", size=8)
+        out[f"{op} no axes rank 2 keep_dims false"] = _reduce_net(op, shape=(2, 4), axes=(), keep="false", size=8)
+        out[f"{op} axes of size 0"] = _reduce_net(op, axes=(), keep="true", size=0)
+        out[f"{op} axes of size 0 in an empty .bin"] = _reduce_net(op, axes=(), keep="true", size=0, blob=b"")
+        out[f"{op} batch 0"] = _reduce_net(op, shape=(0, 2, 4, 4))
+    for et in ("u3", "u1", "u4", "u8"):
+        out[f"{et} Const into a MaxPool, no input precision"] = _const_pool_net(et, None)
+        out[f"{et} Const into a MaxPool, input FP32"] = _const_pool_net(et, "FP32")
+    return out
+
+
 def _compare(paths, names) -> list:
     verdicts = openvino_verdicts(paths)
     disagree = []
@@ -85,6 +153,22 @@ def _compare(paths, names) -> list:
         if mine != theirs:
             disagree.append((name, theirs, detail if theirs != "ok" else "", mine, findings[:3]))
     return disagree
+
+
+def test_reductions_and_producer_types_as_openvino_judges_them(tmp_path):
+    paths, names = [], []
+    for i, (name, (xml, blob)) in enumerate(_typed_variants().items()):
+        path = tmp_path / f"t{i}.xml"
+        path.write_text(xml)
+        path.with_suffix(".bin").write_bytes(blob)
+        paths.append(str(path))
+        names.append(name)
+    disagree = _compare(paths, names)
+    assert not disagree, "\n".join(map(str, disagree))
+    verdicts = dict(zip(names, (v for v, _ in openvino_verdicts(paths))))
+    assert verdicts["ReduceMax no axes keep_dims true"] == "ok" and verdicts["ReduceMax no axes keep_dims false"] == "refused"
+    assert verdicts["u3 Const into a MaxPool, no input precision"] == "refused"
+    assert verdicts["u4 Const into a MaxPool, no input precision"] == "ok"
 
 
 def test_structure_as_read_model_reads_it(tmp_path):
@@ -116,8 +200,6 @@ def test_the_records_misplaced_files_have_no_structure_error():
 
 def test_a_huge_kernel_on_a_dynamic_axis_is_run_as_openvino_infers_it(tmp_path):
     """OpenVINO compiles it and refuses every inference (the kernel is larger than any input): irpool run refuses."""
-    import numpy as np
-
     import irpool
     path = tmp_path / "k.xml"
     path.write_text(net_xml(_cfg(kernel=[-3, 3], shape=[1, 2, -1, 8])))
