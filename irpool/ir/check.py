@@ -84,5 +84,7 @@ def _pass(source, opened, bin, wait, explained, reshaped=None):  # noqa: A002
                                        layer_id=layer.id, layer_name=layer.name, layer_type=layer.type))
     for line, message in doc.problems:
         report.findings.append(Finding("bad-structure", "error", message, line, file=doc.file))
+    for line, message in doc.notes:
+        report.findings.append(Finding("lenient-attribute", "warning", message, line, file=doc.file))
     report.findings.sort(key=lambda f: (f.line or 0))
     return report, net.relook

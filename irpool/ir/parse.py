@@ -137,7 +137,8 @@ def _skeleton(root, holders):
     skeleton = etree.Element(root.tag, dict(root.attrib))
     skeleton.text, skeleton.sourceline = root.text, root.sourceline
     for child in root:
-        if any(child is h for h in holders):
+        if any(child is h for h in holders) or child.tag in _HOLDS:     # (a later <layers>, <edges>: OpenVINO's
+            #                                                             reader ignores it, and so does irpool)
             copy = etree.SubElement(skeleton, child.tag, dict(child.attrib))
             copy.text, copy.tail, copy.sourceline = child.text, child.tail, child.sourceline
         else:
@@ -199,6 +200,7 @@ class Document:
         self.is_snippet = root_tag == b"layer"
         self.ir_version = None
         self.problems = []
+        self.notes = []                 # (line, what): what OpenVINO reads otherwise than it is written
         # Past line 65535 libxml2 finds an element's line from the blank text beside it (see line_of), so
         # a longer document keeps its blank text; a shorter one drops it, which parses twice as fast.
         self.keep_blank = lines_over(self._stream, BIG_LINE)
@@ -259,7 +261,11 @@ class Document:
                     elif parent.getparent() is None and parent.tag == "net" and el.tag in _HOLDS:
                         if not holders:         # (a bare <layer>'s own <layers>, <edges> or <net> are no net's)
                             self._version(parent)
-                        holders.append(el)
+                        if all(h.tag != el.tag for h in holders):
+                            holders.append(el)  # (the first of each: read_model reads only that, pugixml's child())
+                        else:
+                            self.notes.append((line_of(el), f"a second <{el.tag}> element, which OpenVINO ignores"
+                                                            " (it reads the first)"))
                 for k, holder in enumerate(holders):
                     n = len(holder) if root is not None or k < len(holders) - 1 else len(holder) - 1
                     if n > 0:
@@ -273,7 +279,7 @@ class Document:
                     # <rt_info> and the like: irpool reads none of it. Its complete children go as they come
                     # (keeping the last, which may still be arriving): memory stays flat, and the skeleton's
                     # RELAX NG check does not meet 16 MB of them (measured: quadratic, 244 s).
-                    if other.tag not in ("layers", "edges") and len(other) > 1:
+                    if len(other) > 1 and not any(other is h for h in holders):
                         del other[:-1]
                 if root is not None:
                     break

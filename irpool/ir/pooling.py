@@ -180,7 +180,8 @@ class Pooling:
         """An adaptive pool, or a reduction that may be a global pool, once its shape input is known."""
         fl = self.family_layer(layer, x_dims)
         if fl is None:                          # (not a pool, or refused: its type is judged all the same)
-            refused = validation_refusal(layer, self.file, in_type or element_type(layer.inputs[0].precision))
+            given = in_type or (element_type(layer.inputs[0].precision) if layer.inputs else None)
+            refused = validation_refusal(layer, self.file, given)
             if refused:
                 self.finding("bad-precision", refused, layer.inputs[0].line, layer)
             return Outcome(None, None)

@@ -9,6 +9,7 @@ read_model + compile_model on this machine's CPU in child processes (none of the
 - a ReduceMean/ReduceMax that is no global pool is still refused on boolean data (its op validation), and over
   no axes with keep_dims false (the plugin: "incorrect number of input/output dimensions"); an axes Const of
   size 0 in an empty .bin is refused ("ptr is Null"), in another read;
+- a body validated on its Parameters' `shape` attributes first (what any op refuses there is refused);
 - a pool whose input port names no precision takes its producer's type (a u3 or u1 Const: "CPU plugin does not
   support u3 for use with oneDNN").
 Declared dims OpenVINO ignores are left aside, as test_differential.py does (irpool_verdict).
@@ -68,7 +69,20 @@ def _structure_variants() -> dict:
         "second output": head + data + inp + out + '<output><port id="5" precision="FP32"/></output></layer>',
         "port without id": head + data + inp.replace('<port id="0"', "<port") + out + "</layer>",
     }
-    return {name: base.replace(pool, text) for name, text in moved.items()}
+    out = {name: base.replace(pool, text) for name, text in moved.items()}
+    layers = base[base.index("<layers>"):base.index("</layers>") + len("</layers>")]
+    edges = base[base.index("<edges>"):base.index("</edges>") + len("</edges>")]
+    bad = layers.replace('kernel="2,2"', 'kernel="2,2,2"')
+    stray = '<edges><edge from-layer="9" from-port="0" to-layer="1" to-port="0"/></edges>'
+    out.update({   # (read_model reads the first <layers> and the first <edges> of a net)
+        "edges before layers": base.replace(layers, "@").replace(edges, layers).replace("@", edges),
+        "a second layers, refused": base.replace(layers, layers + bad),
+        "a refused layers, then a second": base.replace(layers, bad + layers),
+        "a second edges, to no layer": base.replace(edges, edges + stray),
+        "an edges to no layer, then a second": base.replace(edges, stray + edges),
+        "no layers": '<?xml version="1.0"?><net name="n" version="11"><edges/></net>',
+    })
+    return out
 
 
 def _kernel_variants() -> dict:
@@ -145,6 +159,29 @@ def _typed_variants() -> dict:
     return out
 
 
+def _body_variants(folder) -> dict:
+    """The bodies of bodyedits' TensorIterator, Loop and If with their first body Parameter's `shape` attribute
+    edited (its port as it was): read_model validates the body on that shape first, then gives the Parameter the
+    outer input's."""
+    import re
+
+    import bodyedits
+    cwd = os.getcwd()
+    try:
+        os.chdir(folder)
+        bodyedits.bases()
+    finally:
+        os.chdir(cwd)
+    out = {}
+    for base in ("base_ti", "base_loop", "base_if"):
+        text = (folder / f"{base}.xml").read_text()
+        m = re.search(r'\t{6}<data shape="([^"]*)" element_type', text)
+        for shape in ("1,1,8", "1,1,8,9", "1,1,0,8", "1,1,8,8,8", "-1,-1,-1,-1", "1,2,8,8"):
+            out[f"{base} body Parameter shape={shape}"] = (text[:m.start(1)] + shape + text[m.end(1):],
+                                                          (folder / f"{base}.bin").read_bytes())
+    return out
+
+
 def _compare(paths, names) -> list:
     verdicts = openvino_verdicts(paths)
     disagree = []
@@ -157,7 +194,7 @@ def _compare(paths, names) -> list:
 
 def test_reductions_and_producer_types_as_openvino_judges_them(tmp_path):
     paths, names = [], []
-    for i, (name, (xml, blob)) in enumerate(_typed_variants().items()):
+    for i, (name, (xml, blob)) in enumerate({**_typed_variants(), **_body_variants(tmp_path)}.items()):
         path = tmp_path / f"t{i}.xml"
         path.write_text(xml)
         path.with_suffix(".bin").write_bytes(blob)
@@ -169,6 +206,8 @@ def test_reductions_and_producer_types_as_openvino_judges_them(tmp_path):
     assert verdicts["ReduceMax no axes keep_dims true"] == "ok" and verdicts["ReduceMax no axes keep_dims false"] == "refused"
     assert verdicts["u3 Const into a MaxPool, no input precision"] == "refused"
     assert verdicts["u4 Const into a MaxPool, no input precision"] == "ok"
+    assert verdicts["base_ti body Parameter shape=1,1,8"] == "refused"
+    assert verdicts["base_ti body Parameter shape=1,1,8,9"] == "ok"
 
 
 def test_structure_as_read_model_reads_it(tmp_path):
@@ -188,6 +227,7 @@ def test_structure_as_read_model_reads_it(tmp_path):
     # (the variants show both verdicts, so that the test could fail either way)
     assert verdicts["kernel -3 dynamic"] == "ok" and verdicts["kernel -3 static"] == "refused"
     assert verdicts["output first"] == "ok" and verdicts["port without id"] == "refused"
+    assert verdicts["a second layers, refused"] == "ok" and verdicts["a refused layers, then a second"] == "refused"
 
 
 @pytest.mark.skipif(not _record_files(), reason="no CPU records with verdict files in ../shared/cpu-records")
