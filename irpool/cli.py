@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from . import __version__
+from . import __version__, crash
 from .errors import IRError
 from .limits import MAX_BYTES
 
@@ -40,9 +40,7 @@ def _check(args) -> int:
     stream = (_fixed(item, args, args.bin, shapes, cpu) for item in items) if fixing else \
         check_all(items, args.max_bytes, jobs, args.bin, shapes, cpu)
     results, changed = [], False
-    args.at = items[0][0]                           # (the file an internal error names: main)
-    for done, result in enumerate(stream, 1):
-        args.at = items[min(done, len(items) - 1)][0]
+    for done, result in enumerate(crash.naming(args, items, stream), 1):     # (the file an internal error names)
         changed = changed or bool(result.fixed)
         results.append(formats.judge(result, ignore, strict))
         progress.update(done, result.file)
@@ -389,11 +387,8 @@ def main(argv=None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-    except Exception as e:              # a bug of irpool's: said as one, never as a traceback or a finding's status
-        where = getattr(args, "at", None) or getattr(args, "file", None) or ", ".join(getattr(args, "files", ()))
-        print(f"irpool: internal error, please report (irpool {__version__}): {where}: {type(e).__name__}: {e}",
-              file=sys.stderr)
-        return 3
+    except Exception as e:              # a bug of irpool's: exit 3 naming the file, never a traceback (crash.py)
+        return crash.internal_error(args, e)
 
 
 def _closed_pipe() -> int:

@@ -20,7 +20,7 @@ from ..limits import MAX_BYTES
 from . import ids
 from .dims import DYNAMIC, port_dim, text
 from .elements import spellings
-from .sources import DTD_REFUSED, check_prolog, lines_over, open_source
+from .sources import check_prolog, lines_over, no_dtd, open_source
 
 
 @dataclass
@@ -209,14 +209,6 @@ class Document:
         if not self._keep:
             self._stream.close()
 
-    def _no_dtd(self, root):
-        """`root`, if its document has no DTD (check_prolog refuses one before lxml reads it: this is for an
-        encoding it did not tell)."""
-        if root.getroottree().docinfo.internalDTD is not None:
-            raise IRError(DTD_REFUSED, file=self.file,
-                          code="refused")
-        return root
-
     def _parse_error(self, e) -> IRError:
         said = next((why for what, why in _PUGIXML_READS if what in e.msg), "")
         return IRError(f"not well-formed XML: {e.msg}{said}", file=self.file, line=e.lineno)
@@ -257,7 +249,7 @@ class Document:
                 for _, el in parser.read_events():
                     parent = el.getparent()
                     if parent is None:
-                        top = self._no_dtd(el)
+                        top = no_dtd(el, self.file)
                     elif parent.getparent() is None and parent.tag == "net" and el.tag in _HOLDS:
                         if not holders:         # (a bare <layer>'s own <layers>, <edges> or <net> are no net's)
                             self._version(parent)
@@ -289,7 +281,7 @@ class Document:
                 _release(parser)
         if root is None or not isinstance(root.tag, str) or root.tag not in ("net", "layer"):
             raise IRError("no <net> or <layer> root element: not OpenVINO IR", file=self.file, code="not-ir")
-        self._no_dtd(root)
+        no_dtd(root, self.file)
         self.is_snippet = root.tag == "layer"       # the prolog peek may not have seen the root
         if self.is_snippet:
             yield None, root

@@ -153,6 +153,14 @@ def _scan_prolog(stream, file) -> bytes | None:
     return m.group(1) if m else None
 
 
+def no_dtd(root, file):
+    """`root`, if its document has no DTD (check_prolog refuses one before lxml reads it: this is for an
+    encoding it did not tell)."""
+    if root.getroottree().docinfo.internalDTD is not None:
+        raise IRError(DTD_REFUSED, file=file, code="refused")
+    return root
+
+
 def lines_over(stream, limit: int) -> bool:
     """Whether the document has more than `limit` lines (read ahead in blocks, then rewound)."""
     lines = 0

@@ -153,3 +153,14 @@ def test_a_bare_layers_own_layers_and_edges_are_no_net():
     for holder in (f"<layers>{inner}</layers><edges/>", f"<net><layers>{inner}</layers></net>"):
         report = irpool.check(f'<layer id="1" name="r" type="Relu" version="opset1">{holder}</layer>')
         assert report.ok and not report.findings, report.findings
+
+
+def test_a_dtd_the_prolog_scan_misses_is_refused_all_the_same(tmp_path, monkeypatch):
+    """lxml's record of the DTD is the second guard (an encoding the prolog's scan does not tell)."""
+    import importlib
+    monkeypatch.setattr(importlib.import_module("irpool.ir.parse"), "check_prolog", lambda stream, file: None)
+    layer = _POOL.format(id=1, extra="").replace('kernel="2,2"', 'kernel="&k;"')
+    for text in ('<!DOCTYPE layer [<!ENTITY k "2,2">]>\n' + layer,
+                 '<!DOCTYPE net [<!ENTITY k "2,2">]>\n<net version="11"><layers>' + layer + "</layers></net>"):
+        with pytest.raises(irpool.IRError, match="DTD"):
+            irpool.check(text.encode("utf-16"))
