@@ -162,5 +162,7 @@ def test_a_dtd_the_prolog_scan_misses_is_refused_all_the_same(tmp_path, monkeypa
     layer = _POOL.format(id=1, extra="").replace('kernel="2,2"', 'kernel="&k;"')
     for text in ('<!DOCTYPE layer [<!ENTITY k "2,2">]>\n' + layer,
                  '<!DOCTYPE net [<!ENTITY k "2,2">]>\n<net version="11"><layers>' + layer + "</layers></net>"):
+        path = tmp_path / "d.xml"
+        path.write_bytes(text.encode("utf-16"))
         with pytest.raises(irpool.IRError, match="DTD"):
-            irpool.check(text.encode("utf-16"))
+            irpool.check(str(path))
