@@ -62,7 +62,7 @@ class Bodies:
         doc, report = self.doc, self.report
         if scratch:
             doc, report = copy.copy(doc), Report(self.file)
-            doc.problems = []
+            doc.problems, doc.notes = [], []
         sub = type(self)(doc, report, path, self.all_wait)
         sub.weights, sub.forced = self.weights, forced
         for tag in ("layers", "edges"):         # (the first of each, as read_model reads a body: pugixml's child())

@@ -117,7 +117,7 @@ class Intake:
             if quick is not None and quick(el, plain):
                 continue
             if el.tag != "layer":
-                belongs(el, holder, problems)               # (a problem, with its line)
+                belongs(el, holder, self.doc.notes)         # (a note, with its line)
                 continue
             ltype = op_type(el)
             lid = self.id_problems(el, el.get("id"), ltype)

@@ -298,7 +298,7 @@ class Document:
                 yield n
                 continue
             for el in holder[:n]:
-                if belongs(el, holder, self.problems):
+                if belongs(el, holder, self.notes):
                     yield el
 
     def items(self):
@@ -316,12 +316,14 @@ EDGE_ENDS = ("from-layer", "from-port", "to-layer", "to-port")
 _HOLDS = {"layers": "layer", "edges": "edge"}
 
 
-def belongs(el, holder, problems) -> bool:
-    """Whether `el` is what its top-level holder holds (<layer> in <layers>, <edge> in <edges>); a problem if not."""
+def belongs(el, holder, notes) -> bool:
+    """Whether `el` is what its top-level holder holds (<layer> in <layers>, <edge> in <edges>); if not, a note
+    (line, what): read_model reads only those there (ir_deserializer.cpp: FOREACH_CHILD by name) and ignores it."""
     want = _HOLDS[holder.tag]
     if el.tag == want:
         return True
-    problems.append((line_of(el), f"structure: <{el.tag}> inside <{holder.tag}>, where only <{want}> belongs"))
+    notes.append((line_of(el), f"<{el.tag}> inside <{holder.tag}>, which OpenVINO ignores (it reads only the <{want}>"
+                               " elements there)"))
     return False
 
 

@@ -3,7 +3,8 @@ read_model + compile_model on this machine's CPU in child processes (none of the
 
 - a layer's children by name, in any order and number, the ports of its <input>/<output> by name, a <dim> by
   name in its <port> (ir_deserializer.cpp: parse_generic_params): a <dim> outside its <port>, an <output> first,
-  a stray element, are no structure error (the records' verdict/m00228, m00466, m01147 and variants);
+  a stray element, are no structure error (the records' verdict/m00228, m00466, m01147 and variants); a net's
+  first <layers> and first <edges>, their <layer> and <edge> children only;
 - a kernel read into size_t: "-3" is 2**64 - 3, compiled on a dynamic axis and refused on a static one; 0 and
   -1 refused on both;
 - a ReduceMean/ReduceMax that is no global pool is still refused on boolean data (its op validation), and over
@@ -81,6 +82,11 @@ def _structure_variants() -> dict:
         "a second edges, to no layer": base.replace(edges, edges + stray),
         "an edges to no layer, then a second": base.replace(edges, stray + edges),
         "no layers": '<?xml version="1.0"?><net name="n" version="11"><edges/></net>',
+        "an edge inside layers": base.replace("<layers>", '<layers><edge from-layer="0" from-port="0" to-layer="1"'
+                                              ' to-port="0"/>'),
+        "a layer inside edges": base.replace("<edges>", '<edges><layer id="9" name="q" type="Relu" version="opset1"/>'),
+        "a stray element inside layers and edges": base.replace("<layers>", "<layers><note/>").replace(
+            "<edges>", "<edges><note/>"),
     })
     return out
 
