@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from ..report import Finding, Report  # noqa: F401 (Finding: re-exported)
 from . import consts, reshape
-from .bodies import declared_inputs
+from .bodies import bodies_of, declared_inputs
 from .net import Net
-from .parse import BODIES, MAX_BYTES, Document, read_layer
+from .parse import MAX_BYTES, Document, read_layer
 from .sources import opened_source
 
 
@@ -71,7 +71,7 @@ def _pass(source, opened, bin, wait, explained, reshaped=None):  # noqa: A002
         if holder is None:
             net.layer(read_layer(n, doc.problems))
             declared = declared_inputs(n)
-            for body in n.iterchildren(*BODIES):
+            for body in bodies_of(n):
                 net.body(n, body, declared)
         elif holder.tag == "layers":
             net.layers(holder, n)

@@ -9,7 +9,7 @@ from dataclasses import replace
 from lxml import etree
 
 from . import ids, portmaps
-from .bodies import declared_inputs
+from .bodies import bodies_of, declared_inputs
 from .consts import Const, bytes_problem, data_problem, shape_count
 from .dims import plain_int, port_dim, text
 from .elements import const_element_type, const_refusal, element_type, spellings
@@ -20,7 +20,6 @@ from .layers import POOL_TYPES, is_pooling
 from .opsets import CRASHES, EXPERIMENTAL, SHIPPED, build_crash, builds
 from .parameters import check_output_precisions
 from .parse import (
-    BODIES,
     REQUIRED,
     Layer,
     belongs,
@@ -246,7 +245,7 @@ class Intake:
                 self.finding(code, message, line, el=el)
             declared = declared_inputs(el)
             self.holder_types[lid] = declared[1]
-            for body in el.iterchildren(*BODIES):
+            for body in bodies_of(el):
                 self.body(el, body, declared)
         elif ltype == "Const":
             data = el.find("data")

@@ -185,6 +185,12 @@ def _body_variants(folder) -> dict:
         for shape in ("1,1,8", "1,1,8,9", "1,1,0,8", "1,1,8,8,8", "-1,-1,-1,-1", "1,2,8,8"):
             out[f"{base} body Parameter shape={shape}"] = (text[:m.start(1)] + shape + text[m.end(1):],
                                                           (folder / f"{base}.bin").read_bytes())
+    text = (folder / "base_ti.xml").read_text()     # (read_model reads a layer's first <body>)
+    a, b = text.index("<body>"), text.index("</body>") + len("</body>")
+    bad = text[a:b].replace('kernel="2, 2"', 'kernel="2, 2, 2"')
+    for name, doubled in (("a second body, refused", text[:b] + bad + text[b:]),
+                          ("a refused body, then a second", text[:a] + bad + text[a:])):
+        out[name] = (doubled, (folder / "base_ti.bin").read_bytes())
     return out
 
 
@@ -214,6 +220,7 @@ def test_reductions_and_producer_types_as_openvino_judges_them(tmp_path):
     assert verdicts["u4 Const into a MaxPool, no input precision"] == "ok"
     assert verdicts["base_ti body Parameter shape=1,1,8"] == "refused"
     assert verdicts["base_ti body Parameter shape=1,1,8,9"] == "ok"
+    assert verdicts["a second body, refused"] == "ok" and verdicts["a refused body, then a second"] == "refused"
 
 
 def test_structure_as_read_model_reads_it(tmp_path):
