@@ -75,9 +75,9 @@ def _cli(*argv) -> tuple:
     return code, out.getvalue(), err.getvalue()
 
 
-def _api(call):
+def _api(call, *args):
     try:
-        got = call()
+        got = call(*args)
     except irpool.IRError as e:
         assert str(e)
         return None
@@ -103,11 +103,11 @@ def test_every_element_name_under_a_layer_and_a_net(tmp_path):
             code, out, err = _cli(*argv, "--isolated") if argv[0] != "check" else _cli(*argv)
             assert code in (0, 1, 2) and (out or err), (argv, text, code, err)
             assert "Traceback" not in err and "internal error" not in err, (argv, text, err)
-        report = _api(lambda: irpool.check(str(path)))
+        report = _api(irpool.check, str(path))
         assert report is None or isinstance(report, irpool.Report), text
-        _api(lambda: irpool.explain(str(path)))
-        _api(lambda: irpool.load(str(path)))
-        _api(lambda: irpool.run(str(path), {given: x}))
+        _api(irpool.explain, str(path))
+        _api(irpool.load, str(path))
+        _api(irpool.run, str(path), {given: x})
 
 
 def test_an_internal_error_is_exit_3_naming_the_file(tmp_path, monkeypatch):
