@@ -29,11 +29,12 @@ def declared_inputs(el) -> tuple[dict, dict]:
     """{input port id: dims} of the outer layer as it declares them (None: no <dim>, a dynamic rank), and {input
     port id: its precision} (the element type a body Parameter takes, where the port names one)."""
     dims, types = {}, {}
-    for section in el.iterchildren("input"):
+    for section in el.iterchildren("input"):        # (the first, as read_model reads it)
         for port in section.iterchildren("port"):
             pid = key(port.get("id"))
             dims.setdefault(pid, [lenient_dim(d.text) for d in port.iterchildren("dim")] or None)
             types.setdefault(pid, port.get("precision"))
+        break
     return dims, types
 
 
