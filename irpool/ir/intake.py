@@ -384,7 +384,11 @@ class Intake:
             for pid in sorted({i for i in ids if ids.count(i) > 1}):
                 self.finding("duplicate-id", f"port id {pid} appears {ids.count(pid)} times", layer.line, layer)
         indices = len(self.index_ports)
-        waits = is_pooling(layer) and (self.types.waits(layer) or layer.id in self.wait and self.types.watch(layer))
+        # (an input port that names no type, which OpenVINO does not read anyway: its producer's, once the edges
+        # are read, as for dims it does not know; its consumers collected, as for a type the layout decides)
+        untyped = is_pooling(layer) and bool(layer.inputs) and element_type(layer.inputs[0].precision) is None
+        waits = is_pooling(layer) and (self.types.waits(layer) or (layer.id in self.wait or untyped)
+                                       and self.types.watch(layer))
         if layer.type == "Parameter":
             self.parameter(layer)
         elif is_family(layer) and not layer.inputs:
@@ -395,10 +399,7 @@ class Intake:
             self.report.count(layer.type)
             one = len(layer.inputs) == 1 or len(layer.inputs) > 1 and self.doc.ir_version == "10"
             x = layer.inputs[0].dims if one else []
-            # (an input port that names no type, which OpenVINO does not read anyway: its producer's, once the
-            # edges are read, as for dims it does not know)
-            if one and (not x or not all(isinstance(d, int) for d in x) or layer.id in self.wait
-                        or element_type(layer.inputs[0].precision) is None):
+            if one and (not x or not all(isinstance(d, int) for d in x) or layer.id in self.wait or untyped):
                 self.waiting[layer.id] = layer
                 key = None                                  # its outcome depends on the edges
             else:
