@@ -228,6 +228,19 @@ class Document:
                           if v is not None else "<net> has no version attribute: OpenVINO reads IR v10 and v11",
                           file=self.file, line=line_of(root), code="unsupported-version")
 
+    def _holder(self, el, holders) -> None:
+        """A <net>'s <layers> or <edges> just begun: the first of each is a holder (read_model reads only that,
+        pugixml's child()), a later one a note. A bare <layer>'s own <layers>, <edges> or <net> are no net's."""
+        parent = el.getparent()
+        if parent.getparent() is not None or parent.tag != "net" or el.tag not in _HOLDS:
+            return
+        if not holders:
+            self._version(parent)
+        if all(h.tag != el.tag for h in holders):
+            holders.append(el)
+        else:
+            self.notes.append((line_of(el), f"a second <{el.tag}> element, which OpenVINO ignores (it reads the first)"))
+
     def batches(self):
         """Yield (holder, n): the first n children of a top-level <layers> or <edges> are complete.
         A bare <layer> comes as (None, the layer)."""
@@ -247,17 +260,10 @@ class Document:
                 except etree.XMLSyntaxError as e:
                     raise self._parse_error(e) from None
                 for _, el in parser.read_events():
-                    parent = el.getparent()
-                    if parent is None:
+                    if el.getparent() is None:
                         top = no_dtd(el, self.file)
-                    elif parent.getparent() is None and parent.tag == "net" and el.tag in _HOLDS:
-                        if not holders:         # (a bare <layer>'s own <layers>, <edges> or <net> are no net's)
-                            self._version(parent)
-                        if all(h.tag != el.tag for h in holders):
-                            holders.append(el)  # (the first of each: read_model reads only that, pugixml's child())
-                        else:
-                            self.notes.append((line_of(el), f"a second <{el.tag}> element, which OpenVINO ignores"
-                                                            " (it reads the first)"))
+                    else:
+                        self._holder(el, holders)
                 for k, holder in enumerate(holders):
                     n = len(holder) if root is not None or k < len(holders) - 1 else len(holder) - 1
                     if n > 0:
