@@ -7,6 +7,7 @@ import json
 import os
 import sys
 
+from . import crash
 from .version import __version__
 from .errors import IRError
 from .limits import MAX_BYTES
@@ -17,6 +18,7 @@ EXIT_CODES = """exit status:
      make; explain: a layer cannot be computed, or a declared dim differs from the computed one; run --against:
      the runtime's bits differ (or it refuses)
   2  a file cannot be read or is neither OpenVINO IR nor an ONNX model, or the command line is wrong
+  3  an internal error of irpool's (please report it, with the file it names)
   141  standard output was closed early (e.g. | head)"""
 
 
@@ -40,7 +42,7 @@ def _check(args) -> int:
     stream = (_fixed(item, args, args.bin, shapes, cpu) for item in items) if fixing else \
         check_all(items, args.max_bytes, jobs, args.bin, shapes, cpu)
     results, changed = [], False
-    for done, result in enumerate(stream, 1):
+    for done, result in enumerate(crash.naming(args, items, stream), 1):     # (the file an internal error names)
         changed = changed or bool(result.fixed)
         results.append(formats.judge(result, ignore, strict))
         progress.update(done, result.file)
@@ -402,6 +404,8 @@ def main(argv=None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as e:              # a bug of irpool's: exit 3 naming the file, never a traceback (crash.py)
+        return crash.internal_error(args, e)
 
 
 def _closed_pipe() -> int:

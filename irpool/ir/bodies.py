@@ -19,15 +19,22 @@ from .ids import key
 PORT_MAPS = {"body": "port_map", "then_body": "then_port_map", "else_body": "else_port_map"}
 
 
+def bodies_of(el) -> list:
+    """A TensorIterator's or Loop's <body>, an If's <then_body> and <else_body>: the first of each, as read_model
+    reads them (pugixml's child(); a second one is ignored, measured, 2026.4.1)."""
+    return [b for b in (next(el.iterchildren(tag), None) for tag in PORT_MAPS) if b is not None]
+
+
 def declared_inputs(el) -> tuple[dict, dict]:
     """{input port id: dims} of the outer layer as it declares them (None: no <dim>, a dynamic rank), and {input
     port id: its precision} (the element type a body Parameter takes, where the port names one)."""
     dims, types = {}, {}
-    for section in el.iterchildren("input"):
+    for section in el.iterchildren("input"):        # (the first, as read_model reads it)
         for port in section.iterchildren("port"):
             pid = key(port.get("id"))
             dims.setdefault(pid, [lenient_dim(d.text) for d in port.iterchildren("dim")] or None)
             types.setdefault(pid, port.get("precision"))
+        break
     return dims, types
 
 

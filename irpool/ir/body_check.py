@@ -50,7 +50,8 @@ class Bodies:
         said = {(f.code, f.line) for f in self.report.findings}
         for f in declared.report.findings:      # (what the ops' shape inference refuses: the plugin compiles the
             #                                     body with the inputs' shapes and types)
-            if f.code in ("bad-shape", "bad-rank") and f.layer_type != "Parameter" and (f.code, f.line) not in said:
+            if f.code in ("bad-shape", "bad-rank", "bad-attribute") and f.layer_type != "Parameter" \
+                    and (f.code, f.line) not in said:
                 self.report.findings.append(replace(f, path=path, message=f"{f.message} (read_model checks the body"
                                                     " on the shapes its Parameters declare before it gives them the"
                                                     " inputs' shapes)"))
@@ -61,11 +62,13 @@ class Bodies:
         doc, report = self.doc, self.report
         if scratch:
             doc, report = copy.copy(doc), Report(self.file)
-            doc.problems = []
+            doc.problems, doc.notes = [], []
         sub = type(self)(doc, report, path, self.all_wait)
         sub.weights, sub.forced = self.weights, forced
-        for holder in body.iterchildren("layers", "edges"):
-            (sub.layers if holder.tag == "layers" else sub.edges)(holder, len(holder))
+        for tag in ("layers", "edges"):         # (the first of each, as read_model reads a body: pugixml's child())
+            holder = next(body.iterchildren(tag), None)
+            if holder is not None:
+                (sub.layers if tag == "layers" else sub.edges)(holder, len(holder))
         sub.finish()
         # what should wait in the next pass, under the body's path (a body within it has put its own path on)
         self.relook |= {w if isinstance(w, InBody) else InBody(sub.path, w) for w in sub.relook}

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from ..report import Finding, Report  # noqa: F401 (Finding: re-exported)
 from . import consts, reshape
+from .bodies import bodies_of, declared_inputs
 from .net import Net
-from .parse import BODIES, MAX_BYTES, Document, read_layer
+from .parse import MAX_BYTES, Document, read_layer
 from .sources import opened_source
 
 
@@ -69,8 +70,9 @@ def _pass(source, opened, bin, wait, explained, reshaped=None):  # noqa: A002
     for holder, n in doc.batches():
         if holder is None:
             net.layer(read_layer(n, doc.problems))
-            for body in n.iterchildren(*BODIES):
-                net.body(n, body)
+            declared = declared_inputs(n)
+            for body in bodies_of(n):
+                net.body(n, body, declared)
         elif holder.tag == "layers":
             net.layers(holder, n)
         else:
@@ -82,5 +84,7 @@ def _pass(source, opened, bin, wait, explained, reshaped=None):  # noqa: A002
                                        layer_id=layer.id, layer_name=layer.name, layer_type=layer.type))
     for line, message in doc.problems:
         report.findings.append(Finding("bad-structure", "error", message, line, file=doc.file))
+    for line, message in doc.notes:
+        report.findings.append(Finding("lenient-attribute", "warning", message, line, file=doc.file))
     report.findings.sort(key=lambda f: (f.line or 0))
     return report, net.relook

@@ -268,6 +268,9 @@ def _bytes(bin_path, offset, size, span, refused, extra: int = 0) -> bytes:
             length = os.fstat(f.fileno()).st_size
             if offset + size > length:
                 raise refused(f"{span} of {bin_path} lie past its end ({length} bytes)")
+            if not length:          # (no weights at all: a Const no op reads the value of is read)
+                raise refused(f'{span} of {bin_path}, an empty file: read_model refuses a shape input there ("ptr is'
+                              " Null\": the weights it would read have no memory; measured, 2026.4.1)")
             f.seek(offset)
             raw = f.read(size + extra)
     except FileNotFoundError:

@@ -68,7 +68,7 @@ class Edges:
     def edges(self, holder, n) -> None:
         ends = [x(holder) for x in _EDGE_XPATHS]
         if any(len(e) != len(holder) for e in ends):    # not every child an edge with 4 ends: read each in full
-            edges = [read_edge(el, self.doc.problems) if belongs(el, holder, self.doc.problems) else None
+            edges = [read_edge(el, self.doc.problems) if belongs(el, holder, self.doc.notes) else None
                      for el in holder[:n]]
             edges, each = [e and (e.from_layer, e.from_port, e.to_layer, e.to_port) for e in edges], False
         else:

@@ -107,9 +107,28 @@ def interpret_family(layer: Layer, file, rank: int | None, values, const_where: 
         if bad:
             raise IRError(f"{op}: axes {list(values)}: {bad[0]} is out of the range [{-rank}, {rank - 1}] of an input"
                           f" of rank {rank}", code="bad-attribute", **const_where)
+    if not values and not attrs["keep_dims"] and rank is not None:
+        raise IRError(f"{op} over no axes (an empty axes Const) with keep_dims false: the CPU plugin refuses it, on any"
+                      " CPU (\"gets incorrect number of input/output dimensions\": intel_cpu/src/nodes/reduce.cpp,"
+                      " Reduce::Reduce, an output of the input's rank; measured, 2026.4.1)", code="bad-shape", **where)
     if rank is None or not 3 <= rank <= 5 or {a % rank for a in values} != set(range(2, rank)):
         return None
     return FamilyLayer(**common, keep_dims=bool(attrs["keep_dims"]))
+
+
+def validation_refusal(layer: Layer, file, et) -> str | None:
+    """What the op's validation refuses of its input's element type `et` whatever its shape input (ReduceMean or
+    ReduceMax on boolean: "Element type of data input must be numeric", measured, 2026.4.1): for a layer not
+    judged as a pool (a reduction over other axes, a shape input not known)."""
+    try:
+        op = op_name(layer, file)
+    except IRError:
+        return None                                     # (said where the layer is read)
+    d = load("openvino")["ops"][op]
+    if et is None or et.name not in d.get("validation_refuses", ()):
+        return None
+    return (f"{op} on {et.name} is refused by its op validation, whatever its {shape_input_name(layer)} (it takes"
+            f" {', '.join(d['input_types'])})")
 
 
 def is_family(layer: Layer) -> bool:

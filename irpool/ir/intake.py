@@ -9,10 +9,10 @@ from dataclasses import replace
 from lxml import etree
 
 from . import ids, portmaps
-from .bodies import declared_inputs
+from .bodies import bodies_of, declared_inputs
 from .consts import Const, bytes_problem, data_problem, shape_count
 from .dims import plain_int, port_dim, text
-from .elements import const_element_type, const_refusal, spellings
+from .elements import const_element_type, const_refusal, element_type, spellings
 from .family import FAMILY_TYPES, is_family
 from .fold import MOST_KEPT, SHAPE_OPS
 from .graph import ROOTS
@@ -20,7 +20,6 @@ from .layers import POOL_TYPES, is_pooling
 from .opsets import CRASHES, EXPERIMENTAL, SHIPPED, build_crash, builds
 from .parameters import check_output_precisions
 from .parse import (
-    BODIES,
     REQUIRED,
     Layer,
     belongs,
@@ -117,7 +116,7 @@ class Intake:
             if quick is not None and quick(el, plain):
                 continue
             if el.tag != "layer":
-                belongs(el, holder, problems)               # (a problem, with its line)
+                belongs(el, holder, self.doc.notes)         # (a note, with its line)
                 continue
             ltype = op_type(el)
             lid = self.id_problems(el, el.get("id"), ltype)
@@ -246,7 +245,7 @@ class Intake:
                 self.finding(code, message, line, el=el)
             declared = declared_inputs(el)
             self.holder_types[lid] = declared[1]
-            for body in el.iterchildren(*BODIES):
+            for body in bodies_of(el):
                 self.body(el, body, declared)
         elif ltype == "Const":
             data = el.find("data")
@@ -385,7 +384,11 @@ class Intake:
             for pid in sorted({i for i in ids if ids.count(i) > 1}):
                 self.finding("duplicate-id", f"port id {pid} appears {ids.count(pid)} times", layer.line, layer)
         indices = len(self.index_ports)
-        waits = is_pooling(layer) and (self.types.waits(layer) or layer.id in self.wait and self.types.watch(layer))
+        # (an input port that names no type, which OpenVINO does not read anyway: its producer's, once the edges
+        # are read, as for dims it does not know; its consumers collected, as for a type the layout decides)
+        untyped = is_pooling(layer) and bool(layer.inputs) and element_type(layer.inputs[0].precision) is None
+        waits = is_pooling(layer) and (self.types.waits(layer) or (layer.id in self.wait or untyped)
+                                       and self.types.watch(layer))
         if layer.type == "Parameter":
             self.parameter(layer)
         elif is_family(layer) and not layer.inputs:
@@ -396,7 +399,7 @@ class Intake:
             self.report.count(layer.type)
             one = len(layer.inputs) == 1 or len(layer.inputs) > 1 and self.doc.ir_version == "10"
             x = layer.inputs[0].dims if one else []
-            if one and (not x or not all(isinstance(d, int) for d in x) or layer.id in self.wait):
+            if one and (not x or not all(isinstance(d, int) for d in x) or layer.id in self.wait or untyped):
                 self.waiting[layer.id] = layer
                 key = None                                  # its outcome depends on the edges
             else:

@@ -26,6 +26,12 @@ _PLAIN_BOOL = ("true", "false", "1", "0")
 _INT64 = 1 << 63
 _CLAMPED = ("strides", "dilations")       # past 2**31 - 1, read as MAX_DIM (the same output for any input irpool reads)
 _LOOSE_PADS = ("pads_begin", "pads_end")  # OpenVINO ignores them unless auto_pad is explicit
+# The visitor reads a kernel into size_t (ir_deserializer.cpp: on_adapter, Shape; "-3" is 2**64 - 3). Past any
+# input: shape inference refuses it on a static axis (read_model), takes it on a dynamic one (the output
+# dim 1..), and the plugin compiles that and refuses every inference; 0 and -1 (2**64 - 1, the plugin's
+# undefined dim) it refuses to compile (measured, 2026.4.1, AMD EPYC family 25 model 17).
+_HUGE_KERNEL = ('kernel="{text}": OpenVINO reads it as {v} (an unsigned number), larger than any input: it'
+                " refuses the layer on a static axis, and compiles it on a dynamic one to refuse every inference")
 
 
 @dataclass
@@ -100,7 +106,10 @@ def parse_attr(name: str, text: str, definition: dict, spatial: int | None, leni
         if name in _LOOSE_PADS:
             return tuple(vals)                          # judged once auto_pad is known (interpret)
         for i, v in enumerate(vals):
-            if name in _CLAMPED and MAX_DIM < v < _INT64:
+            if name == "kernel" and (v < -1 or v > MAX_DIM):
+                lenient.append(_HUGE_KERNEL.format(text=text, v=v % (1 << 64)))
+                vals[i] = MAX_DIM                       # (larger than any input irpool reads, as OpenVINO's is)
+            elif name in _CLAMPED and MAX_DIM < v < _INT64:
                 vals[i] = MAX_DIM                       # OpenVINO takes it; past any input, it acts as MAX_DIM
             elif v < definition.get("min", 0) or v > MAX_DIM:
                 raise IRError(f'{name}="{text}": {v} is out of range [{definition.get("min", 0)}, {MAX_DIM}]')

@@ -20,7 +20,7 @@ from ..limits import MAX_BYTES
 from . import ids
 from .dims import DYNAMIC, port_dim, text
 from .elements import spellings
-from .sources import check_prolog, lines_over, open_source
+from .sources import check_prolog, lines_over, no_dtd, open_source
 
 
 @dataclass
@@ -137,7 +137,8 @@ def _skeleton(root, holders):
     skeleton = etree.Element(root.tag, dict(root.attrib))
     skeleton.text, skeleton.sourceline = root.text, root.sourceline
     for child in root:
-        if any(child is h for h in holders):
+        if any(child is h for h in holders) or child.tag in _HOLDS:     # (a later <layers>, <edges>: OpenVINO's
+            #                                                             reader ignores it, and so does irpool)
             copy = etree.SubElement(skeleton, child.tag, dict(child.attrib))
             copy.text, copy.tail, copy.sourceline = child.text, child.tail, child.sourceline
         else:
@@ -199,6 +200,7 @@ class Document:
         self.is_snippet = root_tag == b"layer"
         self.ir_version = None
         self.problems = []
+        self.notes = []                 # (line, what): what OpenVINO reads otherwise than it is written
         # Past line 65535 libxml2 finds an element's line from the blank text beside it (see line_of), so
         # a longer document keeps its blank text; a shorter one drops it, which parses twice as fast.
         self.keep_blank = lines_over(self._stream, BIG_LINE)
@@ -226,6 +228,19 @@ class Document:
                           if v is not None else "<net> has no version attribute: OpenVINO reads IR v10 and v11",
                           file=self.file, line=line_of(root), code="unsupported-version")
 
+    def _holder(self, el, holders) -> None:
+        """A <net>'s <layers> or <edges> just begun: the first of each is a holder (read_model reads only that,
+        pugixml's child()), a later one a note. A bare <layer>'s own <layers>, <edges> or <net> are no net's."""
+        parent = el.getparent()
+        if parent.getparent() is not None or parent.tag != "net" or el.tag not in _HOLDS:
+            return
+        if not holders:
+            self._version(parent)
+        if all(h.tag != el.tag for h in holders):
+            holders.append(el)
+        else:
+            self.notes.append((line_of(el), f"a second <{el.tag}> element, which OpenVINO ignores (it reads the first)"))
+
     def batches(self):
         """Yield (holder, n): the first n children of a top-level <layers> or <edges> are complete.
         A bare <layer> comes as (None, the layer)."""
@@ -245,13 +260,10 @@ class Document:
                 except etree.XMLSyntaxError as e:
                     raise self._parse_error(e) from None
                 for _, el in parser.read_events():
-                    parent = el.getparent()
-                    if parent is None:
-                        top = el
-                    elif parent.getparent() is None:
-                        if not holders and parent.tag == "net":
-                            self._version(parent)
-                        holders.append(el)
+                    if el.getparent() is None:
+                        top = no_dtd(el, self.file)
+                    else:
+                        self._holder(el, holders)
                 for k, holder in enumerate(holders):
                     n = len(holder) if root is not None or k < len(holders) - 1 else len(holder) - 1
                     if n > 0:
@@ -265,7 +277,7 @@ class Document:
                     # <rt_info> and the like: irpool reads none of it. Its complete children go as they come
                     # (keeping the last, which may still be arriving): memory stays flat, and the skeleton's
                     # RELAX NG check does not meet 16 MB of them (measured: quadratic, 244 s).
-                    if other.tag not in ("layers", "edges") and len(other) > 1:
+                    if len(other) > 1 and not any(other is h for h in holders):
                         del other[:-1]
                 if root is not None:
                     break
@@ -275,6 +287,7 @@ class Document:
                 _release(parser)
         if root is None or not isinstance(root.tag, str) or root.tag not in ("net", "layer"):
             raise IRError("no <net> or <layer> root element: not OpenVINO IR", file=self.file, code="not-ir")
+        no_dtd(root, self.file)
         self.is_snippet = root.tag == "layer"       # the prolog peek may not have seen the root
         if self.is_snippet:
             yield None, root
@@ -291,7 +304,7 @@ class Document:
                 yield n
                 continue
             for el in holder[:n]:
-                if belongs(el, holder, self.problems):
+                if belongs(el, holder, self.notes):
                     yield el
 
     def items(self):
@@ -309,12 +322,14 @@ EDGE_ENDS = ("from-layer", "from-port", "to-layer", "to-port")
 _HOLDS = {"layers": "layer", "edges": "edge"}
 
 
-def belongs(el, holder, problems) -> bool:
-    """Whether `el` is what its top-level holder holds (<layer> in <layers>, <edge> in <edges>); a problem if not."""
+def belongs(el, holder, notes) -> bool:
+    """Whether `el` is what its top-level holder holds (<layer> in <layers>, <edge> in <edges>); if not, a note
+    (line, what): read_model reads only those there (ir_deserializer.cpp: FOREACH_CHILD by name) and ignores it."""
     want = _HOLDS[holder.tag]
     if el.tag == want:
         return True
-    problems.append((line_of(el), f"structure: <{el.tag}> inside <{holder.tag}>, where only <{want}> belongs"))
+    notes.append((line_of(el), f"<{el.tag}> inside <{holder.tag}>, which OpenVINO ignores (it reads only the <{want}>"
+                               " elements there)"))
     return False
 
 

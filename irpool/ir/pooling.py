@@ -10,7 +10,8 @@ from .. import cpu
 from ..errors import IRError
 from ..opdefs import load
 from . import consts, fold, inference, judge, negpads
-from .family import interpret_family, is_family, shape_input_name
+from .elements import element_type
+from .family import interpret_family, is_family, shape_input_name, validation_refusal
 from .layers import kept_in_type, op_name, type_refusal
 from .parameters import input_precision
 from .parse import Layer
@@ -183,7 +184,11 @@ class Pooling:
     def family(self, layer: Layer, x_dims, in_type=None) -> Outcome:
         """An adaptive pool, or a reduction that may be a global pool, once its shape input is known."""
         fl = self.family_layer(layer, x_dims)
-        if fl is None:
+        if fl is None:                          # (not a pool, or refused: its type is judged all the same)
+            given = in_type or (element_type(layer.inputs[0].precision) if layer.inputs else None)
+            refused = validation_refusal(layer, self.file, given)
+            if refused:
+                self.finding("bad-precision", refused, layer.inputs[0].line, layer)
             return Outcome(None, None)
         self.report.count(fl.kind)
         self.attributes(layer, fl.op, fl.unknown, fl.lenient)

@@ -12,6 +12,7 @@ from ..errors import IRError
 from ..limits import MAX_BYTES
 
 _PROLOG_PEEK = 1 << 16      # (a read of 1 MB costs its buffer: ~0.2 ms a file, measured)
+DTD_REFUSED = "refused: the document declares a DTD or entities, which IR never needs"
 
 
 _ROOT_TAG = re.compile(rb"<([A-Za-z_][-.\w:]*)")
@@ -80,6 +81,41 @@ def check_prolog(stream, file) -> bytes | None:
     """Refuse empty input and any DTD or entity declaration before the root element, however many comments
     and processing instructions come first (they stream by, not kept); the root's tag (None if there is
     none, and lxml will judge)."""
+    wide = _wide_encoding(stream.read(4))
+    stream.seek(0)
+    try:
+        return _scan_prolog(stream if wide is None else _Transcoded(stream, wide), file)
+    finally:
+        stream.seek(0)
+
+
+# Encodings libxml2 tells by their first bytes (a byte order mark, or "<" and "<?" as each writes them: XML 1.0
+# appendix F) in which "<!DOCTYPE" is not its ASCII bytes. (One an XML declaration names is ASCII-compatible:
+# the declaration could not be read otherwise.)
+_WIDE = ((b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\x00<", "utf-32-be"),
+         (b"<\x00\x00\x00", "utf-32-le"), (b"\xfe\xff", "utf-16-be"), (b"\xff\xfe", "utf-16-le"), (b"\x00<", "utf-16-be"),
+         (b"<\x00", "utf-16-le"), (b"\x4c\x6f\xa7\x94", "cp037"))
+
+
+def _wide_encoding(head: bytes) -> str | None:
+    return next((enc for start, enc in _WIDE if head.startswith(start)), None)
+
+
+class _Transcoded:
+    """A stream read as UTF-8 bytes (a byte order mark becomes UTF-8's), for the prolog's scan of a UTF-16,
+    UTF-32 or EBCDIC document."""
+
+    def __init__(self, stream, encoding: str):
+        import codecs
+        self._stream, self._decoder = stream, codecs.getincrementaldecoder(encoding)(errors="replace")
+
+    def read(self, n: int) -> bytes:
+        block = self._stream.read(n)
+        return self._decoder.decode(block, final=not block).encode("utf-8")
+
+
+def _scan_prolog(stream, file) -> bytes | None:
+    """check_prolog on a stream of ASCII-compatible bytes."""
     data = stream.read(_PROLOG_PEEK)
     pos, blank = (3 if data.startswith(b"\xef\xbb\xbf") else 0), True
     while True:
@@ -107,15 +143,22 @@ def check_prolog(stream, file) -> bytes | None:
             data, pos = b"", 0
             break
         pos = i + len(end)
-    stream.seek(0)
     rest = data[pos:]
     if blank and not rest.strip():
         raise IRError("empty file: not IR", file=file)
     if rest[:2] == b"<!" and rest[:4] != b"<!--":
-        raise IRError("refused: the document declares a DTD or entities, which IR never needs", file=file,
+        raise IRError(DTD_REFUSED, file=file,
                       code="refused")
     m = _ROOT_TAG.match(rest)
     return m.group(1) if m else None
+
+
+def no_dtd(root, file):
+    """`root`, if its document has no DTD (check_prolog refuses one before lxml reads it: this is for an
+    encoding it did not tell)."""
+    if root.getroottree().docinfo.internalDTD is not None:
+        raise IRError(DTD_REFUSED, file=file, code="refused")
+    return root
 
 
 def lines_over(stream, limit: int) -> bool:

@@ -87,7 +87,8 @@ def test_damaged_ir_gives_a_finding_or_an_error_with_a_line(name):
     doc = BROKEN[name](SMALL)
     kind, what = outcome(doc)
     if kind == "report":
-        errors = [f for f in what if f.severity == "error"]
+        # (read_model ignores what is not an <edge> in <edges>: measured in test_read_verdicts.py; a warning)
+        errors = [f for f in what if f.severity == ("warning" if name == "stranger among the edges" else "error")]
         assert errors, f"{name}: no error finding"
         assert all(isinstance(f.line, int) and f.line > 0 for f in errors), [str(f) for f in errors]
     else:
@@ -95,7 +96,7 @@ def test_damaged_ir_gives_a_finding_or_an_error_with_a_line(name):
     try:
         irpool.run(doc, X)
         assert kind == "report" and name in ("duplicate port id", "parameter shape disagrees", "absurd dim",
-                                             "negative dim", "edge without to-port"), name
+                                             "negative dim", "edge without to-port", "stranger among the edges"), name
     except IRError as e:
         assert str(e)
 
