@@ -16,7 +16,7 @@ import sys
 
 from lxml import etree
 
-from irpool.ir.parse import light_ports
+from irpool.ir.read.parse import light_ports
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from timing import best_of  # noqa: E402

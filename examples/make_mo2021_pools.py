@@ -1,6 +1,6 @@
 """Write examples/mo2021_pools.xml and .bin as Model Optimizer 2021.4 writes an ONNX model: IR v10, each global
 pool a ReduceMean or ReduceMax whose axes are Range(2, Squeeze(ShapeOf(ShapeOf(x)), [0]), 1), not a Const
-(irpool folds them: irpool/ir/fold.py). Model Optimizer 2021.4 runs on Python 3.8, with onnx 1.10:
+(irpool folds them: irpool/ir/ops/fold.py). Model Optimizer 2021.4 runs on Python 3.8, with onnx 1.10:
 
     python3.8 -m venv mo21 && mo21/bin/pip install --no-deps openvino-dev==2021.4.2
     mo21/bin/pip install openvino==2021.4.2 onnx==1.10.2 "protobuf<3.21" "networkx~=2.5" defusedxml "numpy<1.20"

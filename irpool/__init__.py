@@ -2,7 +2,7 @@
 from .errors import IRError
 from .core import PoolSpec, output_shape, pool
 from .frontend import check, explain, fix, load, run
-from .ir import Program
+from .ir.run.program import Program
 from .report import Finding, Report
 from .version import __version__
 

@@ -119,7 +119,7 @@ def _request(runtime, file, program, inputs, layer, bin, folder) -> dict:  # noq
         x = np.asarray(next(iter(inputs.values())))
         return {"model": _one_node(program, x, folder), "cut": None,
                 "inputs": _write_inputs(folder, {program.pool.node.input[0]: x})}
-    from .ir.consts import bin_path
+    from .ir.ops.consts import bin_path
     if program.snippet is not None and layer is None:
         x = np.asarray(next(iter(inputs.values())))
         return {"model": _in_a_net(file, x, program.output_names, folder), "cut": None,
@@ -135,7 +135,7 @@ def _in_a_net(file: str, x: np.ndarray, names: list, folder: str) -> str:
     as `x` feeding the layer's first input port, a Result named by each output port's id (as irpool keys them)."""
     from lxml import etree
 
-    from .ir.elements import of_dtype
+    from .ir.read.element_types import of_dtype
     layer = etree.parse(file).getroot()
     element = of_dtype(x.dtype)
     if element is None:

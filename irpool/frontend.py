@@ -31,7 +31,7 @@ IR_FIX_SHAPES = ("--fix writes the dims an IR file declares for its own inputs, 
 def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None, shapes=None, file=None,  # noqa: A002
           cpu: str | None = None):
     """irpool.check on either front end. `shapes` ({input name: dims}, --shape): check on those input shapes
-    (an ONNX input's or an IR Parameter's name; IR: as OpenVINO's reshape gives every port, ir/reshape.py).
+    (an ONNX input's or an IR Parameter's name; IR: as OpenVINO's reshape gives every port, ir/shape/reshape.py).
     `cpu`: the CPU tier OpenVINO's verdicts are judged for: "host" (default: this machine, with
     ONEDNN_MAX_CPU_ISA as the plugin takes it), a tier's name ("avx2", "avx512-bf16", "amx", ...: irpool.cpu),
     or "all" (a cpu-dependent warning names the tiers that refuse a layer)."""
@@ -43,7 +43,7 @@ def _check(source, max_bytes, explain, bin, shapes, file):  # noqa: A002
     if kind(source) == "onnx":
         from .onnx.check import check as onnx_check
         return onnx_check(source, max_bytes=max_bytes, shapes=shapes, file=file)
-    from .ir.check import check as ir_check
+    from .ir.check.passes import check as ir_check
     return ir_check(source, max_bytes=max_bytes, explain=explain, bin=bin, shapes=shapes)
 
 
@@ -57,7 +57,7 @@ def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None, bin=No
         return onnx_load(source, layer=layer, max_bytes=max_bytes)
     if cpu_tiers.choose(cpu) == cpu_tiers.ALL:
         raise IRError("--cpu all: run computes for one CPU tier; name it (host, or a tier)")
-    from .ir.run import load as ir_load
+    from .ir.run.program import load as ir_load
     with cpu_tiers.judging(cpu):
         return ir_load(source, max_bytes=max_bytes, layer=layer, bin=bin)
 
@@ -110,7 +110,7 @@ def fix(data: bytes, *, path=None, file: str | None = None, bin=None, max_bytes:
         return onnx_fix(data, max_bytes=max_bytes, file=file, shapes=shapes)
     if shapes:
         raise IRError(IR_FIX_SHAPES)
-    from .ir.consts import bin_path
+    from .ir.ops.consts import bin_path
     from .ir.fix import fix as ir_fix
     with cpu_tiers.judging(cpu):
         return ir_fix(data, file=file, bin=None if path is None else bin_path(bin, path), max_bytes=max_bytes)

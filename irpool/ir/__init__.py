@@ -1,7 +1,4 @@
-"""OpenVINO IR front end: parse, check declared dims, explain, run."""
-from .check import Finding, Report, check
-from .explain import explain
-from .parse import Layer, Net, parse
-from .run import Program, load, run
-
-__all__ = ["Finding", "Report", "check", "explain", "parse", "run", "load", "Program", "Layer", "Net"]
+"""OpenVINO IR front end, by stage: read/ (a file as read_model reads it), graph/ (what its reader builds),
+ops/ (what each op means), check/ (the checker and its rooms), shape/ (--shape), run/ (a Program, one layer on the
+pooling core); explain.py and fix.py beside them. This package binds no names of its own: import from the module
+that holds a thing (irpool.ir.check.passes.check, irpool.ir.run.program.Program)."""

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from .. import drawing, select
 from ..core.shape import axis_names, out_length
-from . import negpads
-from .check import check
-from .dims import DYNAMIC, compatible, text
-from .ids import key
-from .parse import MAX_BYTES
+from .ops import negpads
+from .check.passes import check
+from .read.dims import DYNAMIC, compatible, text
+from .read.ids import key
+from .read.parse import MAX_BYTES
 
 
 def _same_pads(p, auto_pad: str) -> str:

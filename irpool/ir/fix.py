@@ -17,10 +17,10 @@ from lxml import etree
 from ..core import axis_names
 from ..errors import IRError
 from ..report import Fixed
-from .check import check
-from .dims import lenient_dim
-from .ids import key
-from .parse import MAX_BYTES, PARSER_OPTIONS, line_of
+from .check.passes import check
+from .read.dims import lenient_dim
+from .read.ids import key
+from .read.parse import MAX_BYTES, PARSER_OPTIONS, line_of
 
 _TOKENS = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|<dim(?=[\s/>])[^>]*>", re.S)
 _CLOSE = re.compile(rb"</dim\s*>")

@@ -2,7 +2,7 @@
 measured with onnxruntime 1.32.0: tests/cli/test_no_quiet_pass.py), so that check never calls `ok` a model no session
 loads: an ai.onnx opset past the newest it knows, a main-graph input with no type, a name two nodes (or a node
 and an input) define, a node input nothing defines, a cycle, an If without both branches. The IR front end
-judges its graphs the same way (ir/graph.py). Each refusal is a `bad-graph` error naming the node."""
+judges its graphs the same way (ir/graph/built.py). Each refusal is a `bad-graph` error naming the node."""
 from __future__ import annotations
 
 from ..codes import severity

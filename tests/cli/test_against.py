@@ -172,7 +172,7 @@ def test_a_bare_layer_is_put_in_a_net(tmp_path, capsys):
 def test_a_planted_difference_is_found_where_it_is(tmp_path, capsys, monkeypatch):
     """irpool's output nudged after it is computed: one element 1 ulp, one 2 ulps, one NaN, one -0.0 for the
     plugin's +0.0, one index moved by 3; the report counts each apart and shows both values where they are."""
-    from irpool.ir.run import Program
+    from irpool.ir.run.program import Program
     net, x = _ir_net(tmp_path), _input(tmp_path)
     want, want_idx = _openvino_maxpool(x)      # (--layer: x is the MaxPool's own input)
     assert want[0, 0, 0, 0] == 0 and not np.signbit(want[0, 0, 0, 0])

@@ -110,7 +110,7 @@ def test_readme_gives_each_extra_from_the_checkout_beside_its_published_form():
     """`pip install 'irpool[onnx]'` finds no distribution while irpool is on no index: every such line of README
     has the checkout's form (`pip install '.[onnx]'`) beside it, and every extra it names is one pyproject.toml
     defines."""
-    from irpool.config import tomllib       # (tomllib, or tomli before Python 3.11)
+    from irpool.config import tomllib
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     published = [(m.start(), m.group(1)) for m in re.finditer(r"pip install '?\"?irpool\[([\w-]+)\]", README)]
     assert published

@@ -237,7 +237,7 @@ def variants() -> dict:
     t = load("if"); rm_layer(IF(t).find("then_body"), 2); rm_layer(IF(t).find("else_body"), 2)
     save("if_1c_rm_both_results", "if", t, "remove Result 2 in both branches (port_maps still name 2)")
 
-    # ---------- numbers spelled otherwise (irpool/ir/ids.py): read_model reads them whole, with std::stoll
+    # ---------- numbers spelled otherwise (irpool/ir/read/ids.py): read_model reads them whole, with std::stoll
     for i, (attr, val) in enumerate([("axis", "1 "), ("axis", " 1"), ("axis", "-1"), ("start", "0 "), ("start", "+0"),
                                      ("end", "-1 "), ("end", " -1"), ("stride", "1\u00a0"), ("part_size", "01"),
                                      ("external_port_id", "0 "), ("external_port_id", "00"),

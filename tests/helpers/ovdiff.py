@@ -228,7 +228,7 @@ def _edit_attribute(rng, net):
     if values is None:
         n = len(x["data"].get("kernel", "1,1").split(","))
         values = [",".join([str(int(rng.integers(0, 4)))] * n), ",".join(["1"] * (n + 1))] + _GARBAGE
-        if name.startswith("pads"):                   # (OpenVINO takes some negative pads: irpool/ir/negpads.py)
+        if name.startswith("pads"):                   # (OpenVINO takes some negative pads: irpool/ir/ops/negpads.py)
             values.append(",".join(str(int(v)) for v in rng.integers(-3, 2, size=n)))
     x["data"][name] = str(rng.choice(values))
     return f"{name} value"

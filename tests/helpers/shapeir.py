@@ -1,4 +1,4 @@
-"""Hand-written IR v11 nets around the shape ops irpool evaluates (ShapeOf, Squeeze, Range: irpool/ir/shape_ops.py),
+"""Hand-written IR v11 nets around the shape ops irpool evaluates (ShapeOf, Squeeze, Range: irpool/ir/ops/shape_ops.py),
 with no irpool code, so that OpenVINO's read_model and irpool read the very same bytes: Model Optimizer 2021.4's
 global pool ReduceMean(x, Range(start, Squeeze(ShapeOf(ShapeOf(x)), axes), step)) with one part changed, and
 ReduceMean(x, Squeeze(Const, axes))."""

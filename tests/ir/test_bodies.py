@@ -22,7 +22,7 @@ import pytest
 from lxml import etree
 
 import irpool
-from irpool.ir.elements import element_type
+from irpool.ir.read.element_types import element_type
 
 pytestmark = [pytest.mark.openvino]
 
@@ -304,7 +304,7 @@ def test_port_maps_are_judged_as_openvino_reads_them(tmp_path, monkeypatch):
     """TensorIterator, Loop and If nets saved by save_model, then 78 edits of their port maps, back edges and
     body Results (tests/helpers/bodyedits.py): check refuses exactly what read_model + compile_model refuse (a port map
     naming a layer that is not a Parameter or Result, a Loop without its execution condition, an If whose
-    branches map other numbers of outputs, ...; irpool/ir/portmaps.py), and warns where a back edge goes nowhere
+    branches map other numbers of outputs, ...; irpool/ir/read/portmaps.py), and warns where a back edge goes nowhere
     OpenVINO carries it. Measured on AMD EPYC family 26 model 2 (avx512f), OpenVINO 2026.4.1; the reader's rules
     do not depend on the CPU."""
     import bodyedits

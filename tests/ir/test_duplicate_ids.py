@@ -1,6 +1,6 @@
 """Layers that share an id, against OpenVINO itself: its reader keeps the last <layer> of an id and builds it
 alone, checks only ids, names, types, versions, <dim>s and output precisions of the earlier ones, and lets an
-earlier Result make the id a root and an earlier Parameter a place among the inputs (irpool/ir/check.py
+earlier Result make the id a root and an earlier Parameter a place among the inputs (irpool/ir/check/passes.py
 `shadowed`; schemas/codes.json shadowed-layer). Each variant is written by hand here, as IR v11 and v10, and
 given to read_model + compile_model in child processes (a crash is a refusal); check must refuse exactly those
 OpenVINO refuses, leaving aside the declared dims OpenVINO ignores. Measured on AMD EPYC family 26 model 2

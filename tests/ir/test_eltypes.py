@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import irpool
-from irpool.ir.layers import type_refusal
+from irpool.ir.ops.pools import type_refusal
 
 ov = pytest.importorskip("openvino")
 import openvino.opset1 as o1  # noqa: E402
@@ -151,7 +151,7 @@ def test_verdicts_name_the_cpu_tiers_seen_each_way():
     from types import SimpleNamespace
 
     from irpool import cpu
-    from irpool.ir.elements import element_type
+    from irpool.ir.read.element_types import element_type
     pl = SimpleNamespace(op="MaxPool-8", spec=SimpleNamespace(dilations=(1, 1)))
     f8, nf4, f4 = element_type("f8e4m3"), element_type("nf4"), element_type("f4e2m1")
     with cpu.judging("all"):

@@ -344,7 +344,7 @@ def test_run_takes_every_type_it_names_and_equals_the_plugin(op, tmp_path):
             continue
         node.set_friendly_name("pool")
         xml = save(model, tmp_path / f"{name}.xml")
-        np_type = irpool.ir.elements.element_type(name).numpy
+        np_type = irpool.ir.read.element_types.element_type(name).numpy
         if name not in runs and np_type is None:
             continue                          # (no array of it can be made: nf4, u2)
         if name not in runs:
@@ -471,7 +471,7 @@ def _packed_net(op: str, et: str, n: int, byte: int, more: bytes) -> tuple:
 def test_four_bit_shape_inputs_are_read_as_openvino_reads_them(tmp_path):
     """A u4/i4 Const as a reduction's axes or an adaptive pool's output_shape: read_model's shape inference
     reads element k as the signed byte at offset + k (past the Const's size), compile_model unpacks the
-    nibbles, low first (irpool/ir/consts.py); nf4 does not compile. check's verdict equals OpenVINO's on each."""
+    nibbles, low first (irpool/ir/ops/consts.py); nf4 does not compile. check's verdict equals OpenVINO's on each."""
     from plugin import compile_in_child
     cases, paths = [], []
     for op in ("ReduceMean", "ReduceMax", "AdaptiveAvgPool", "AdaptiveMaxPool"):

@@ -1,6 +1,6 @@
 """Shape inputs that are not Consts: Model Optimizer 2021.4 (IR v10) writes every global pool as a ReduceMean or
 ReduceMax whose axes are Range(2, Squeeze(ShapeOf(ShapeOf(x)), [0]), 1). irpool folds ShapeOf, Squeeze and Range
-(irpool/ir/fold.py) and must then say what OpenVINO's read_model infers and run what the plugin runs; anything
+(irpool/ir/ops/fold.py) and must then say what OpenVINO's read_model infers and run what the plugin runs; anything
 else it cannot fold stays an `unchecked` warning that says why, never a guess and never a traceback.
 examples/mo2021_pools.xml was written by Model Optimizer 2021.4 itself (examples/make_mo2021_pools.py)."""
 import json

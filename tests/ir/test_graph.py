@@ -1,4 +1,4 @@
-"""The graph as OpenVINO's reader builds it (irpool/ir/graph.py): check's bad-graph finding against read_model
+"""The graph as OpenVINO's reader builds it (irpool/ir/graph/built.py): check's bad-graph finding against read_model
 itself, on small nets whose edges are edited at random (a cycle, an edge twice, an edge removed or moved to
 another port), and on each case explicitly. read_model runs in a child process, since some of these files crash
 it (a MaxPool without its input edge: a segmentation fault in OpenVINO 2026.4.1)."""

@@ -1,4 +1,4 @@
-"""Layer ids, port ids and edge ends as read_model reads them (irpool/ir/ids.py): numbers, so "03", "+3", " 3"
+"""Layer ids, port ids and edge ends as read_model reads them (irpool/ir/read/ids.py): numbers, so "03", "+3", " 3"
 name layer 3 and "3 ", "-3", "٣", 2^63 make it refuse the file; and the other values a hand spells otherwise (a
 pool's ints, dims, a Parameter's shape, the net's version, a layer's type and version), which C++ reads with ASCII
 blanks and ASCII digits only. Each spelling is written into a small net (irbuild.small_net: at a

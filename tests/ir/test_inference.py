@@ -1,4 +1,4 @@
-"""What OpenVINO reads and compiles but fails to run (irpool/ir/inference.py): a MaxPool-8 or MaxPool-14 without
+"""What OpenVINO reads and compiles but fails to run (irpool/ir/ops/inference.py): a MaxPool-8 or MaxPool-14 without
 dilations, or with an empty list, whose indices output feeds a Result. Each case's verdict is OpenVINO's own
 (read_model + compile_model + one inference, in a child process); check must warn (fails-at-inference) exactly
 where that inference fails, run must refuse it naming the layer and its line, and compute the same bits as the

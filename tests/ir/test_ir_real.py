@@ -67,7 +67,7 @@ def random_values(rng, name: str, shape) -> np.ndarray:
         lo, hi = (-8, 7) if name == "i4" else (0, 15) if name in ("u4", "f8e8m0") else (-40, 40)
         v = rng.integers(lo, hi + 1, size=shape)
         return (v if name in ("i4", "u4") else v / 4).astype(NARROW[name])
-    dtype = irpool.ir.elements.element_type(name).dtype()
+    dtype = irpool.ir.read.element_types.element_type(name).dtype()
     if dtype.kind == "f":
         return np.round(rng.standard_normal(shape) * 8, 1).astype(dtype)
     if dtype == np.bool_:

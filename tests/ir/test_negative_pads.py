@@ -2,7 +2,7 @@
 2-D inputs with at least one negative pad (and dilations, every rounding type, both exclude-pad values, an index
 axis), written as IR text by hand (tests/helpers/irbuild.py, no irpool code) and given to read_model + compile_model + the
 plugin in a child process. check refuses exactly what OpenVINO refuses and computes the output dims it infers;
-run gives the plugin's values and indices, bit for bit (irpool/ir/negpads.py has the rules). No verdict here
+run gives the plugin's values and indices, bit for bit (irpool/ir/ops/negpads.py has the rules). No verdict here
 depends on the CPU: the plugin's refusal comes from the op's pads, in code that does not branch on the
 instruction set (measured the same under ONEDNN_MAX_CPU_ISA=AVX2 and SSE41 on AMD EPYC family 26 model 2), but
 for a crash: under AVX2 the plugin corrupts its heap running some MaxPool-1 with a negative pads_end (1 of these

@@ -1,4 +1,4 @@
-"""Which layer types read_model builds under each version (irpool/ir/opsets.py, schemas/openvino.json
+"""Which layer types read_model builds under each version (irpool/ir/read/opsets.py, schemas/openvino.json
 "opset_ops"): small_net's ReLU, on the path to its Result, is given another type and version, and check must say
 unknown-opset exactly where read_model refuses the file for that ("Opset opset1 doesn't contain the operation with
 type: Foo", "from unsupported opset: experimental"). Other refusals (an op built with the wrong number of inputs)

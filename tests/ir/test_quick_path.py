@@ -10,7 +10,7 @@ import irpool
 
 pytestmark = [pytest.mark.reference]
 
-intake = importlib.import_module("irpool.ir.intake")
+intake = importlib.import_module("irpool.ir.check.intake")
 EXAMPLES = pathlib.Path(__file__).parent.parent.parent / "examples"
 
 

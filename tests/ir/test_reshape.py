@@ -1,4 +1,4 @@
-"""--shape on IR files (irpool/ir/reshape.py) against OpenVINO's own Model.reshape: small PyTorch modules that
+"""--shape on IR files (irpool/ir/shape/reshape.py) against OpenVINO's own Model.reshape: small PyTorch modules that
 use the ops torchvision's and timm's classifiers are made of, converted by OpenVINO without input shapes (so
 every spatial dim is dynamic, as a user's `convert_model(model, example_input=x)` gives them), then reshaped
 to several input sizes. Every port of every layer irpool infers must have the dims reshape gives it, and
@@ -11,8 +11,8 @@ torch = pytest.importorskip("torch")
 ov = pytest.importorskip("openvino")
 nn, F = torch.nn, torch.nn.functional
 
-from irpool.ir import reshape  # noqa: E402
-from irpool.ir.parse import Document, parse  # noqa: E402
+from irpool.ir.shape import reshape  # noqa: E402
+from irpool.ir.read.parse import Document, parse  # noqa: E402
 
 pytestmark = [pytest.mark.openvino]
 

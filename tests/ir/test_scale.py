@@ -70,7 +70,7 @@ def test_layer_table_answers_as_a_dict_would():
     """Ids numeric and not, sparse and dense, names with any characters or none, across compressed blocks."""
     import random
 
-    from irpool.ir.table import LayerTable
+    from irpool.ir.read.table import LayerTable
     rng, table, ref = random.Random(7), LayerTable(), {}
     for i in range(150000):            # past the first 65,536 rows, kept in a dict
         lid = rng.choice([str(i * 3), str(rng.randrange(10 ** 12)), f"x{i}", "0" + str(i), "٣" + str(i)])
@@ -94,7 +94,7 @@ def test_layer_table_of_ids_that_are_their_rows_answers_as_a_dict_would():
     before it into them. Names past 255 bytes and values past int16 too."""
     import random
 
-    from irpool.ir.table import LayerTable
+    from irpool.ir.read.table import LayerTable
     rng = random.Random(11)
     for break_at in (None, 70000, 100000):
         table, ref = LayerTable(), {}
@@ -197,7 +197,7 @@ def test_signatures_kept_as_bytes_give_the_same_findings(tmp_path):
     from unittest import mock
 
     import irpool
-    signatures = sys.modules["irpool.ir.signatures"]
+    signatures = sys.modules["irpool.ir.graph.signatures"]
     assert bigir.write_distinct(tmp_path / "d.xml", 1000, block=40) == 40
     net = (tmp_path / "d.xml").read_text()
     # break three edges: a late layer's input dims, a port id, a layer id

@@ -1,4 +1,4 @@
-"""Where a Const's bytes lie, as read_model reads them (irpool/ir/consts.py): offset + size past the end of the
+"""Where a Const's bytes lie, as read_model reads them (irpool/ir/ops/consts.py): offset + size past the end of the
 .bin ("Incorrect weights in bin file!"), a size below (count * bits + 7) >> 3 ("Attribute and shape size are
 inconsistent for Const op!"), a .bin that is not there ("Empty weights data in bin file or bin file cannot be
 found!", said once, at a Const it builds); and an adaptive pool's output_shape written as floats, which read_model

@@ -1,0 +1,75 @@
+"""The body of a TensorIterator or Loop, and the branches of an If: each a net of its own, checked by the same
+code, its Parameters given what the outer layer's inputs give (read/body_ports.py)."""
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+
+from ...report import Report
+from ..read.body_ports import back_edges, parameter_shapes
+from ..read.dims import DYNAMIC
+from ..read.element_types import element_type
+from ..read.ids import key
+from ..graph.waits import InBody
+
+
+class Bodies:
+    def body(self, el, body, declared) -> None:
+        """A TensorIterator/Loop <body> or an If branch: a net of its own, checked by the same code, its Parameters
+        given what the outer layer's inputs give (read/body_ports.py: its producers' dims where a previous pass found them
+        to differ from the layer's declared input). Where a Parameter declares other dims, the body is checked on
+        those too, as read_model does first, for what it refuses there. `declared`: the outer layer's input dims
+        and precisions (bodies.declared_inputs)."""
+        holder = f"{el.get('type')} id={el.get('id')} name={el.get('name')!r}"
+        outer, types = dict(declared[0]), dict(declared[1])
+        if el.get("type") == "TensorIterator":
+            types = {}                          # (it keeps its body Parameters' declared element types: read/body_ports.py)
+        for w in self.outer:                    # (what a previous pass found the producers give)
+            if w.holder == key(el.get("id")):
+                if not w.declared:
+                    outer[w.port] = None if w.dims is None else list(w.dims)
+                if w.type is not None and el.get("type") != "TensorIterator":
+                    types[w.port] = w.type
+        where = f"{holder} <{body.tag}>"
+        path = f"{self.path} > {where}" if self.path else where
+        forced = {pid: (dims, f"input port {port} of {holder}", element_type(types.get(port)))
+                  for pid, (dims, port) in parameter_shapes(el, body.tag, outer).items()}
+        merged = {pid: src for pid, src in back_edges(el, body).items() if pid in forced and src}
+        if merged:                              # a Loop's back edges: what the body gives them, on the initial shapes
+            probe = self._body_net(body, path, forced, scratch=True)     # (its waits are the body's)
+            for pid, src in merged.items():
+                dims, source, et = forced[pid]
+                got = probe.produced(*src)
+                if got not in ((), None) and len(got) == len(dims) and got != dims:
+                    forced[pid] = ([d if d == g else DYNAMIC for d, g in zip(dims, got)],
+                                   f"{source} (dynamic where the back edge from layer {src[0]} gives other dims)", et)
+        sub = self._body_net(body, path, forced)
+        if not sub.declared_differs:
+            return
+        declared = self._body_net(body, f"{path} (as declared)", {}, scratch=True)
+        said = {(f.code, f.line) for f in self.report.findings}
+        for f in declared.report.findings:      # (what the ops' shape inference refuses: the plugin compiles the
+            #                                     body with the inputs' shapes and types)
+            if f.code in ("bad-shape", "bad-rank", "bad-attribute") and f.layer_type != "Parameter" \
+                    and (f.code, f.line) not in said:
+                self.report.findings.append(replace(f, path=path, message=f"{f.message} (read_model checks the body"
+                                                    " on the shapes its Parameters declare before it gives them the"
+                                                    " inputs' shapes)"))
+
+    def _body_net(self, body, path, forced, scratch=False):
+        """A body checked as a net of its own, its Parameters given `forced`; `scratch`: into a report and a list
+        of problems of its own, for what check only reads from it (nothing it finds is said twice)."""
+        doc, report = self.doc, self.report
+        if scratch:
+            doc, report = copy.copy(doc), Report(self.file)
+            doc.problems, doc.notes = [], []
+        sub = type(self)(doc, report, path, self.all_wait)
+        sub.weights, sub.forced = self.weights, forced
+        for tag in ("layers", "edges"):         # (the first of each, as read_model reads a body: pugixml's child())
+            holder = next(body.iterchildren(tag), None)
+            if holder is not None:
+                (sub.layers if tag == "layers" else sub.edges)(holder, len(holder))
+        sub.finish()
+        # what should wait in the next pass, under the body's path (a body within it has put its own path on)
+        self.relook |= {w if isinstance(w, InBody) else InBody(sub.path, w) for w in sub.relook}
+        return sub

@@ -1,0 +1,198 @@
+"""What a net's check can say only once every layer and edge is read: the pooling layers that waited for their
+producers, what the bodies take, the verdicts that wait for the consumers, and what read_model's reader builds."""
+from __future__ import annotations
+
+from array import array
+from dataclasses import replace
+
+from ... import cpu
+from ...empty import reach_text
+from ...codes import severity
+from ...opdefs import load
+from ..read.dims import lenient_dim
+from ..read.element_types import element_type
+from ..read.ids import key
+from .judge import fix_of
+from ..read.parse import Layer
+from ..graph.waits import Duplicate, Outer
+
+_DECLARED = ("shape-mismatch", "edge-mismatch")   # declared dims: wrong whether or not OpenVINO builds the layer
+
+
+class Finish:
+    def say_fused(self) -> None:
+        """The pools whose only consumer is a Convert the plugin fuses into them: refused on the tiers with no
+        pooling kernel that gives its type."""
+        rule = load("openvino")["fused_convert"]
+        rows = {self.seen.row(fl) for fl, _, _ in self.fused}
+        consumers = dict.fromkeys(rows, 0)
+        for chunk in self.graph.edges.chunks():         # (one walk over the edges, whatever their number)
+            for row in rows:
+                consumers[row] += int((chunk[:, 0] == row).sum())
+        for fl, tl, line in self.fused:
+            if consumers[self.seen.row(fl)] != 1:
+                continue                        # (a second consumer keeps the Convert apart)
+            info = self.sigs.info(fl)
+            what = f"{info.type} whose output goes only to Convert {tl} (to bf16), which the CPU plugin fuses into it"
+            said = cpu.judge(lambda tier: cpu.measured(
+                rule, tier, f"OpenVINO's CPU plugin does not compile a {what} ({rule['why']})",
+                f"OpenVINO's CPU plugin compiles a {what} only where bf16 is native ({rule['why']})"))
+            if said:
+                self.finding(*said, line, el={"id": fl, "name": info.name, "type": info.type})
+
+    def say_f32_chain(self) -> None:
+        """The pools kept in a type the tier has no kernel for (kept_in_type): refused, but where their output
+        reaches a layer the plugin runs as f32 (a MaxPool-8/14 or AdaptiveMaxPool whose indices are used) or a
+        Convert to another type than bf16: then the plugin runs the chain in f32. In IR v10 every output the
+        reader builds reaches a Result, which v10's reading converts to f32, so none is refused (measured under
+        ONEDNN_MAX_CPU_ISA=AVX2, 2026.4.1: tests/ir/test_eltypes.py)."""
+        if self.doc.ir_version == "10":
+            return
+        roots = [self.seen.row(lid) for lid in self.references] + list(self.converts)
+        reach = self.graph.feeds(roots, len(self.seen))
+        for lid, (code, message, line, layer) in self.f32_chain.items():
+            row = self.seen.row(lid)
+            if row is None or not reach[row]:
+                self.build_time.append(len(self.report.findings))
+                self.finding(code, f"{message} (nothing it feeds is run as f32: a MaxPool-8/14 or AdaptiveMaxPool"
+                             " whose indices are used, or a Convert to another type, would make the plugin run it in"
+                             " f32)", line, layer)
+
+    def finish(self) -> None:
+        """Edges read before the layers, then every waiting pooling layer, producers first, then what read_model
+        would refuse in the graph."""
+        self.relook |= {Duplicate(lid, n) for lid, n in self.dups.items()}
+        for lid, line, el in self.v10_params:
+            if getattr(self.sigs.of(lid), "type", None) == "Parameter":
+                self.finding("duplicate-id", f"a later Parameter takes id {lid} again: read_model of IR v10 refuses"
+                             " two inputs of one id (their names collide, model_reader.cpp)", line, el=el)
+        self.early_edges_now()
+        for lid in list(self.waiting):
+            self.waiting_chain(lid)
+        self.outer_waits()
+        self.held_verdicts()
+        if self.doc.is_snippet:
+            for message, line, el, _ in self.loose:
+                self.finding("edge-mismatch", message, line, el=el)
+            return
+        self.reader_verdicts()
+        self.say_empty_reach()
+
+    def say_empty_reach(self) -> None:
+        """The Results computed from a MaxPool's empty windows (empty.py), added to its empty-window warning."""
+        findings, seen, graph = self.report.findings, self.seen, self.graph
+        for k, f in enumerate(findings):
+            row = seen.row(key(f.layer_id)) if f.code == "empty-window" and not f.path and f.layer_id else None
+            if row is not None:
+                reached = [(seen.name(r), []) for r in graph.roots if graph.feeds([r], len(seen))[row] and
+                           self.sigs.at(seen.value[r]).type == "Result"]
+                findings[k] = replace(f, message=f.message + reach_text(reached))
+
+    def early_edges_now(self) -> None:
+        """The edges read before any layer, now that the layers are known."""
+        graph, rows = self.graph, array("i")
+        graph.ports.extend(bytes(len(self.seen) - len(graph.ports)))
+        for fl, fp, tl, tp, line in self.early_edges:
+            self.edge(fl, fp, tl, tp, line)
+            ra, rb = self.seen.row(fl), self.seen.row(tl)
+            positions = {} if rb is None else self.sigs.at(self.seen.value[rb]).positions
+            if ra is not None and tp in positions:
+                graph.edge(ra, rb, positions[tp], tp, line, rows)
+        graph.batch(rows)
+
+    def waiting_chain(self, lid) -> None:
+        """Waiting pooling layer `lid`, after the waiting layers that feed it: each on its producer's dims and type."""
+        stack = [lid]
+        while stack:
+            cur = stack[-1]
+            layer = self.waiting.get(cur)
+            if layer is None:
+                stack.pop()
+                continue
+            src = self.feeds.get((cur, layer.inputs[0].id))
+            if src is not None and src[0] in self.waiting and src[0] not in stack:
+                stack.append(src[0])
+                continue
+            stack.pop()
+            del self.waiting[cur]
+            x = self.input_dims(layer, src)
+            joined = self.joins.pop((cur, layer.inputs[0].id), None)
+            if joined:
+                port = layer.inputs[0]
+                self.finding("edge-mismatch", joined[0], joined[1], layer, fix=fix_of(layer, port, x or [], "input"))
+            # its type: what a waiting layer before it gives, or its Parameter's element_type
+            judged = self.pooling(layer, x, self.given_type(*src) if src else None)
+            if judged.type is not None and layer.outputs:
+                self.out_types[(cur, layer.outputs[0].id)] = judged.type
+
+    def outer_waits(self) -> None:
+        """What the producers of a TensorIterator/Loop/If's inputs give, where it is not what the ports declare:
+        its bodies take it in the next pass."""
+        for fl, fp, tl, tp in self.outer_feeds:
+            want, dst = self.produced(fl, fp), self.sigs.of(tl)
+            have = [lenient_dim(t) for t in dst.in_dims[tp]] if dst and dst.in_dims.get(tp) else None
+            et = self.types.params[fl][0] if fl in self.types.params else self.given_type(fl, fp)
+            declared = element_type(self.holder_types.get(tl, {}).get(tp))
+            et = et.name if et is not None and (declared is None or declared.name != et.name) \
+                and dst and dst.type != "TensorIterator" else None    # (which keeps its Parameters' declared types)
+            declared = want == () or want == have
+            if not declared or et is not None:
+                self.relook.add(Outer(tl, tp, None if declared or want is None else tuple(want), declared, et))
+
+    def held_verdicts(self) -> None:
+        """The CPU plugin's verdicts that waited for the consumers: element types (check/type_verdicts.py), outputs refused
+        unless used, pools kept in a type where nothing runs them as f32, Converts fused into a pool."""
+        start = len(self.report.findings)
+        self.say(self.types.finish())
+        self.build_time.extend(range(start, len(self.report.findings)))
+        for code, message, line, layer in self.unless_used.values():
+            if layer.id not in self.f32_chain:
+                self.build_time.append(len(self.report.findings))
+                self.finding(code, message, line, layer)
+        if self.f32_chain:
+            self.say_f32_chain()
+        if self.fused and self.doc.ir_version != "10":     # (v10's reading converts every bf16 output to f32)
+            self.say_fused()
+
+    def reader_verdicts(self) -> None:
+        """What OpenVINO's reader makes of the graph (graph/built.py): its refusals; the errors of layers it never builds
+        become `unbuilt` warnings, and so do edges with a missing end into them."""
+        seen, findings = self.seen, self.report.findings
+        late = [k for k in self.build_time if findings[k].severity == "error" and findings[k].code not in _DECLARED]
+        found, built = self.graph.problems(len(seen), seen.id,
+                                           lambda r: [pid for pid, _ in self.sigs.at(seen.value[r]).inputs],
+                                           ask=bool(self.loose or late or self.weightless))
+        for k in late:
+            f, row = findings[k], seen.row(key(findings[k].layer_id))
+            if row is not None and not built[row]:
+                findings[k] = replace(f, code="unbuilt", severity=severity("unbuilt"), fix=None, message=f"{f.message};"
+                                      " but OpenVINO's reader never builds this layer (no Result depends on it), so"
+                                      " it reads the file")
+        self.say_weightless(built)
+        for row, message, line in found:
+            self.finding("bad-graph", message, line, el={"id": seen.id(row), "name": seen.name(row),
+                                                         "type": self.sigs.at(seen.value[row]).type})
+        for message, line, el, row in self.loose:
+            if row is not None and built[row]:
+                self.finding("edge-mismatch", message, line, el=el)
+            else:
+                self.finding("unbuilt", f"{message}; OpenVINO's reader never builds"
+                             f" {'this layer' if row is not None else 'the layer it names'} (no Result depends on it),"
+                             " so it reads the file", line, el=el)
+
+    def say_weightless(self, built) -> None:
+        """A weights file that does not exist: read_model refuses the first Const it builds, said once."""
+        rows, seen = self.weightless, self.seen
+        first = next((k for k in range(0, len(rows), 2) if built[rows[k]]), None)
+        if first is not None:
+            row = rows[first]
+            self.finding("bad-weights", f"Const: the weights file {self.weights.path} does not exist: read_model"
+                         " refuses the file (\"Empty weights data in bin file or bin file cannot be found!\")",
+                         rows[first + 1],
+                         el={"id": seen.id(row), "name": seen.name(row), "type": "Const"})
+
+    def input_dims(self, layer: Layer, src):
+        """A waiting layer's input as OpenVINO infers it: from its producer where that says more."""
+        declared = layer.inputs[0].dims or None
+        got = () if src is None else self.produced(*src)
+        return declared if got == () else got

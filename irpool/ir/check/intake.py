@@ -1,0 +1,457 @@
+"""Reading a net's layers as they stream in: each <layer> read light or in full, its id, name and signature
+remembered (flat memory: signatures numbered, the rare new ones spilled compressed), its odd <dim>s, a shadowed
+layer of a duplicate id, a Const's element_type, what a Parameter, Const or Convert gives."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from lxml import etree
+
+from ..read import ids, portmaps
+from ..read.body_ports import bodies_of, declared_inputs
+from ..ops.consts import Const, bytes_problem, data_problem, shape_count
+from ..read.dims import plain_int, port_dim, text
+from ..read.element_types import const_element_type, const_refusal, element_type, spellings
+from ..ops.family import FAMILY_TYPES, is_family
+from ..ops.fold import MOST_KEPT, SHAPE_OPS
+from ..graph.built import ROOTS
+from ..ops.pools import POOL_TYPES, is_pooling
+from ..read.opsets import CRASHES, EXPERIMENTAL, SHIPPED, build_crash, builds
+from .parameters import check_output_precisions
+from ..read.parse import REQUIRED, Layer, belongs, content_key, light_ports, line_of, op_type, op_type_of, read_layer
+from .pooling import Outcome
+
+BODY_TYPES = ("TensorIterator", "Loop", "If")      # the ops whose <layer> holds nets
+
+
+_CLEAN_KEYS = 4096        # content keys remembered as clean, at most
+
+
+
+
+_GRAPH_TYPES = frozenset(ROOTS + ("Parameter",))   # the layers graph/built.py is told of, with every layer with inputs
+
+
+_PLAIN, _CONST, _OTHER = 0, 1, 2
+_SPECIAL = frozenset(("Parameter", "Convert") + POOL_TYPES + FAMILY_TYPES + BODY_TYPES + ROOTS) | SHAPE_OPS
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]*", re.ASCII)     # what an op's or opset's name is made of
+
+
+def no_name(text) -> bool:
+    """Whether a layer's type or version can name no operation or opset, an extension's neither (empty, a blank,
+    a comma, a sign, a digit first, a letter not ASCII: "ReLU ", " opset1", "+opset1", "٣"): read_model refuses
+    the file where it builds the layer (measured, 2026.4.1, on Parameter, Const, ReLU, MaxPool, Result)."""
+    return text is None or _NAME.fullmatch(text) is None
+
+
+def no_op(layer_type) -> bool:
+    """Whether a layer's type names no operation: no_name, or Const in another case (read_model takes every other
+    op's name in any case, and Const by its exact name alone: "const" is refused, measured)."""
+    return no_name(layer_type) or layer_type.lower() == "const" and layer_type != "Const"
+
+
+class _Memo(dict):
+    """A value as written -> what `judge` says of it, remembered for the first 4,096 values (a file's layer
+    types, element types and shapes are few)."""
+    def __init__(self, judge):
+        super().__init__()
+        self.judge = judge
+
+    def __missing__(self, text):
+        said = self.judge(text)
+        if len(self) < 4096:
+            self[text] = said
+        return said
+
+
+_BUILDS = {v: _Memo(lambda t, v=v: builds(t, v)) for v in SHIPPED}   # version -> {type as written -> bool}
+_OPSET = re.compile(r"opset0*[0-9]+", re.IGNORECASE | re.ASCII)      # an opset's name, in any case or digits
+_CONST_TYPES = _Memo(const_element_type)
+_COUNTS = _Memo(shape_count)       # a Const's shape -> how many values it holds (None: read_model refuses it)
+_SHAPE_LIKE = _Memo(lambda written: Const.may_be_shape(None, dict(zip(("element_type", "shape"), written))))
+#               (a Const's element_type, shape) as written -> whether it may be a shape input (Const.may_be_shape)
+
+
+def _kind(written) -> int:
+    """_PLAIN: a layer type only the dims of whose ports check reads (what Intake.layer, by_type, source and the
+    graph's roots never look at); _CONST: a Const; _OTHER: anything else, read on the full path."""
+    if written == "Const":
+        return _CONST
+    return _OTHER if written is None or op_type_of(written) != written or written in _SPECIAL or no_op(written) \
+        or written.lower() in CRASHES else _PLAIN
+
+
+_KINDS = _Memo(_kind)           # a type attribute as written -> _PLAIN, _CONST or _OTHER
+
+
+_NOT_DIM = etree.XPath("count(layer/*/port/*) - count(layer/*/port/dim)")
+
+
+def _only_dims(holder) -> bool:
+    """Whether every child of every port of the batch's layers is a <dim> (one XPath count; a port's <rt_info>
+    makes it False, and its ports are read child by child)."""
+    return not _NOT_DIM(holder)
+
+
+class Intake:
+    def layers(self, holder, n) -> None:
+        """A batch of <layers>' children, each read light where it can be (the common case) or in full."""
+        problems = self.doc.problems
+        quick = self.quick if not self.doc.is_snippet and not self.shadow else None
+        plain = None if quick is None else _only_dims(holder)
+        for el in holder[:n]:
+            if quick is not None and quick(el, plain):
+                continue
+            if el.tag != "layer":
+                belongs(el, holder, self.doc.notes)         # (a note, with its line)
+                continue
+            ltype = op_type(el)
+            lid = self.id_problems(el, el.get("id"), ltype)
+            if lid in self.shadow:
+                k = self.occurrences[lid] = self.occurrences.get(lid, 0) + 1
+                if k < self.shadow[lid]:
+                    self.shadowed(el, lid, ltype)
+                    continue
+            if ltype == "Parameter":
+                self.param_order.append(lid)
+            new = self.seen.row(lid) is None
+            if not new:
+                self.dups[lid] = self.dups.get(lid, 1) + 1      # (judged in the next pass, the last layer built)
+                self.finding("duplicate-id", f"layer id {lid} is used by more than one layer", line_of(el), el=el)
+            given = self.by_type(el, lid, ltype)
+            if ltype in FAMILY_TYPES:
+                self.layer(read_layer(el, problems))
+                continue
+            read = self.light(el, lid, ltype)
+            if read is not None and new:
+                ports, judged = read
+                self.remember(lid, el.get("name"), ltype, ports, el)
+                if ltype in POOL_TYPES:
+                    self.types.keep(len(self.seen) - 1, judged)
+                elif ltype == "Const":
+                    self.const_read(given, el)
+                elif ltype in ("Convert", "Parameter"):
+                    data = el.find("data")
+                    self.source(len(self.seen) - 1, ltype, data.attrib if data is not None else None)
+
+    def quick(self, el, plain) -> bool:
+        """A layer that only its ports' dims matter of (the common case: a layer irpool does not model, or a Const),
+        new and clean as written, taken in the fewest steps (what layers() would do, less the lookups that find
+        nothing); False, and nothing done, where it is anything else. `plain`: every port's children are <dim>s."""
+        get = el.get
+        lid, written = get("id"), get("type")
+        kind = _KINDS[written]
+        if kind == _OTHER or el.tag != "layer":
+            return False
+        name, version = get("name"), get("version")
+        if lid is None or name is None or version not in SHIPPED or not _BUILDS[version][written] \
+                or not ids.plain(lid) or self.seen.row(lid) is not None:
+            return False
+        ports = light_ports(el, plain, checked=True)
+        if ports is None:
+            return False
+        given = None
+        if kind == _CONST:
+            given = self.quick_const(el, lid, len(ports[0]) > 1 or ports[1])
+            if given is None:
+                return False
+        self.remember(lid, name, written, ports, el)
+        if given is not None:
+            self.const_read(given, el)
+        return True
+
+    def quick_const(self, el, lid, odd_ports):
+        """A Const on the quick path: the type it gives, where its <data> is clean as written (and it is kept if it
+        may be a shape input); None, and nothing done, where the full path must read it (`odd_ports`: it has more
+        than one output port, or an input)."""
+        data = el.find("data")
+        if data is None or odd_ports:
+            return None                                     # (the full path says what is wrong)
+        given = _CONST_TYPES[data.get("element_type")]
+        offset, size = data.get("offset"), data.get("size")
+        if given is None or offset is None or size is None or not plain_int(offset) or not plain_int(size):
+            return None
+        n = _COUNTS[data.get("shape")]
+        if n is None or bytes_problem(n, int(offset), int(size), given, self.weights) is not None:
+            return None
+        self.keep_const(el, lid, data)
+        return given
+
+    def id_problems(self, el, lid, ltype) -> str | None:
+        """The attributes every layer of a net needs, and an id read_model reads (ids.py); the id as it reads it
+        (as written where it refuses it)."""
+        if self.doc.is_snippet:
+            return lid
+        if lid is None or ltype is None or el.get("name") is None or el.get("version") is None:
+            missing = [a for a in REQUIRED if el.get(a) is None]
+            self.finding("bad-structure", f"<layer> lacks {', '.join(missing)}: OpenVINO requires id, name, type"
+                         " and version on every layer, and refuses the file", line_of(el), el=el)
+            return lid
+        version = el.get("version")
+        if no_op(ltype):
+            self.build_time.append(len(self.report.findings))      # (read_model judges it where it builds it)
+            self.finding("bad-structure", f'type="{ltype}" names no operation: read_model refuses the file ("Opset'
+                         f' {version} doesn\'t contain the operation with type: {ltype}")', line_of(el), el=el)
+        elif version not in SHIPPED and ltype not in POOL_TYPES:     # (a pool's: layers.op_name says it)
+            self.version_problem(el, ltype, version, lid)
+        elif ltype not in POOL_TYPES and ltype not in FAMILY_TYPES and not _BUILDS[version][ltype]:
+            self.build_time.append(len(self.report.findings))      # (read_model judges it where it builds it)
+            self.finding("unknown-opset", f'type="{ltype}": {version} has no such operation, and read_model refuses'
+                         f' the file ("Opset {version} doesn\'t contain the operation with type: {ltype}")',
+                         line_of(el), el=el)
+        read = ids.number(lid)
+        if read is None:
+            self.finding("bad-structure", ids.refusal("layer", "id", lid), line_of(el), el=el)
+        return read or lid
+
+    def version_problem(self, el, ltype, version, lid) -> None:
+        """A version that names no opset OpenVINO ships (schemas/openvino.json "opset_names"): refused, unless an
+        extension registers it (a warning) where it is not one of those opsets written otherwise; "experimental"
+        and "extension" hold a few types read_model builds without one (opsets.py): no warning for those."""
+        if version in EXPERIMENTAL and builds(ltype, version):
+            return                                          # (read_model builds these few: measured)
+        said = f'("Cannot create {ltype} layer {el.get("name")} id:{lid} from unsupported opset: {version}")'
+        self.build_time.append(len(self.report.findings))          # (read_model judges it where it builds it)
+        if no_name(version):
+            self.finding("bad-structure", f'version="{version}" names no opset: read_model refuses the file {said}',
+                         line_of(el), el=el)
+        elif _OPSET.fullmatch(version):
+            self.finding("unknown-opset", f'version="{version}": OpenVINO ships opset1 to opset17, written so, and'
+                         f" read_model refuses the file {said}", line_of(el), el=el)
+        else:
+            self.finding("extension-opset", f'version="{version}" names no opset OpenVINO ships (opset1 to opset17):'
+                         f" read_model refuses the file {said}, unless an extension registers that opset",
+                         line_of(el), el=el)
+
+    def by_type(self, el, lid, ltype):
+        """What a TensorIterator, Loop or If (its bodies), a Const (its type and, if it may be a shape input, its
+        <data>), a Result, or a shape op needs kept or judged; a Const's element type."""
+        if ltype in BODY_TYPES:
+            for code, message, line in portmaps.problems(el):
+                self.build_time.append(len(self.report.findings))
+                self.finding(code, message, line, el=el)
+            declared = declared_inputs(el)
+            self.holder_types[lid] = declared[1]
+            for body in bodies_of(el):
+                self.body(el, body, declared)
+        elif ltype == "Const":
+            data = el.find("data")
+            given = self.const_type(el, data)
+            problem = data_problem(data, given, self.weights)
+            if problem is not None:
+                self.build_time.append(len(self.report.findings))  # (read_model judges it where it builds it)
+                self.faulty_consts.add(lid)
+                self.finding(problem[0], f"Const {problem[1]}", line_of(data if data is not None else el), el=el)
+            self.keep_const(el, lid, data)
+            self.port_count(el)
+            return given
+        elif ltype == "Result":
+            self.port_count(el)
+        elif ltype in SHAPE_OPS and len(self.shape_ops) < MOST_KEPT:
+            self.shape_ops[lid] = read_layer(el, [])        # (its problems are found below, as for any layer)
+        crash = build_crash(el, ltype)
+        if crash is not None:
+            self.build_time.append(len(self.report.findings))  # (read_model judges it where it builds it)
+            self.finding("bad-structure", crash, line_of(el), el=el)
+        return None
+
+    def const_read(self, given, el) -> None:
+        """The Const just remembered: the type it gives; where the weights file is missing, its row and line (read_model
+        refuses the first Const it builds: finish says it once)."""
+        row = len(self.seen) - 1
+        self.types.keep(row, given)
+        if self.weights.missing:
+            self.weightless.extend((row, line_of(el)))
+
+    def keep_const(self, el, lid, data) -> None:
+        """A Const that may be a shape input (or that a pooling layer's shape input was found to be, in the pass
+        before) is kept, with its <data> (`data`); weights never are (flat memory)."""
+        if lid in self.keep_consts or data is None or _SHAPE_LIKE[data.get("element_type"), data.get("shape")]:
+            self.consts[lid] = Const.of(el)
+
+    def light(self, el, lid, ltype):
+        """(its ports as (id, raw dims) pairs, the type a pool was judged on) of a layer read light: a Parameter or
+        pool written as one already found clean (content_key), or a layer irpool does not model; None where it is
+        read in full instead (self.layer has done all)."""
+        if ltype == "Parameter" or ltype in POOL_TYPES:
+            key = content_key(el)
+            known = self.clean.get(key)
+            if known is None or lid in self.wait or lid in self.forced:
+                self.layer(read_layer(el, self.doc.problems), key)
+                return None
+            ports, rec, judged = known
+            if rec is not None:                         # explain: the same record, for this layer
+                self.emit(rec | dict(layer=replace(rec["layer"], id=lid, name=el.get("name"), line=line_of(el))))
+            if ltype in POOL_TYPES:
+                self.report.count(ltype)
+            return ports, judged
+        ports = light_ports(el)
+        if ports is None:
+            self.layer(read_layer(el, self.doc.problems))
+            return None
+        return ports, None
+
+    def source(self, row, layer_type, data) -> None:
+        """A Parameter, Const or Convert: the type it gives (types.source); a Convert to another type than bf16
+        is where the plugin runs a bf16 chain in f32 (say_f32_chain)."""
+        self.types.source(row, layer_type, data)
+        et = self.types.source_type(row)
+        if layer_type == "Convert" and et is not None and et.name != "bf16":
+            self.converts.append(row)
+
+    def const_type(self, el, data):
+        """A Const's element_type (`data`: its <data>) must name a type as OpenVINO reads it there
+        (elements.const_spellings: "u8 ", "u9", "FP32", "F32": read_model refuses the file, used or not); the
+        type, or None."""
+        text = data.get("element_type") if data is not None else None
+        et = const_element_type(text)
+        if text is not None and et is None:
+            self.finding("bad-attribute", f'Const element_type="{text}" is not an element type as OpenVINO names them:'
+                         f' read_model refuses the file ("{const_refusal(text)}")', line_of(data), el=el)
+        return et
+
+    def shadowed(self, el, lid, ltype) -> None:
+        """A layer whose id a later <layer> takes again. OpenVINO's reader keeps the last layer of an id and builds
+        it alone: of this one it checks only what it checks of every layer (its <dim>s, its output precisions),
+        but a Result or Assign still makes the id a root, and a Parameter a place among the inputs, where the
+        later layer is built before the layers after it (measured: tests/ir/test_duplicate_ids.py)."""
+        line = line_of(el)
+        for side in ("input", "output"):
+            for holder in el.iterchildren(side):
+                for p in holder.iterchildren("port"):
+                    if side == "output" and p.get("precision") not in spellings():
+                        self.finding("bad-structure", f"output port {p.get('id')} precision={p.get('precision')!r}:"
+                                     " read_model refuses the file, whatever layer takes this id later", line, el=el)
+                    for d in p.iterchildren("dim"):
+                        try:
+                            port_dim(d.text)
+                        except ValueError as e:
+                            self.finding("bad-structure", f"{side} port {p.get('id')}: <dim>{d.text or ''}</dim> is"
+                                         f" not a dimension ({e}): read_model refuses the file, whatever layer takes"
+                                         " this id later", line_of(d), el=el)
+        self.finding("shadowed-layer", f"layer id {lid} is given again to a later layer: OpenVINO builds only the"
+                     f" last layer with an id, and ignores this {ltype}", line, el=el)
+        if ltype in ROOTS:
+            self.rooted.add(lid)
+        elif ltype == "Parameter":
+            if self.doc.ir_version == "10":
+                self.v10_params.append((lid, line, el))
+            self.param_slots[lid] = frozenset(self.param_order)
+            self.param_order.append(lid)
+
+    def port_count(self, el) -> None:
+        """A Const has one output port and no input, a Result at most one output port (measured, 2026.4.1): from
+        IR v11 on, read_model makes a port of each <port> of the first <input> and <output> and refuses the ones
+        the op has not ("node index is out of range"), where it builds the layer."""
+        if self.doc.ir_version == "10":
+            return
+        outs = next((len(h) for h in el.iterchildren("output")), 0)        # (the first of each: OpenVINO's)
+        ins = next((len(h) for h in el.iterchildren("input")), 0)
+        if el.get("type") == "Const" and (outs > 1 or ins):
+            said = f"a Const has one output port and no input, the layer declares {outs} and {ins}"
+        elif el.get("type") == "Result" and outs > 1:
+            said = f"a Result takes at most one output port, the layer declares {outs}"
+        else:
+            return
+        self.build_time.append(len(self.report.findings))
+        self.finding("bad-structure", f"{said}: read_model refuses the file (\"node index is out of range\")",
+                     line_of(el), el=el)
+
+    def layer(self, layer: Layer, key=None) -> None:
+        """A layer read in full: a pooling or Parameter layer, or one the light reading found odd. `key`:
+        the layer as written but for its id, name, rt_info and port names (content_key); a key that gave no
+        finding is not checked again."""
+        findings, problems = len(self.report.findings), len(self.doc.problems)
+        judged = Outcome(None, None)
+        check_output_precisions(self, layer)
+        for line, what in layer.notes:
+            self.finding("lenient-attribute", what, line, layer)
+        for ports in (layer.inputs, layer.outputs):
+            ids = [p.id for p in ports]
+            for pid in sorted({i for i in ids if ids.count(i) > 1}):
+                self.finding("duplicate-id", f"port id {pid} appears {ids.count(pid)} times", layer.line, layer)
+        indices = len(self.index_ports)
+        # (an input port that names no type, which OpenVINO does not read anyway: its producer's, once the edges
+        # are read, as for dims it does not know; its consumers collected, as for a type the layout decides)
+        untyped = is_pooling(layer) and bool(layer.inputs) and element_type(layer.inputs[0].precision) is None
+        waits = is_pooling(layer) and (self.types.waits(layer) or (layer.id in self.wait or untyped)
+                                       and self.types.watch(layer))
+        if layer.type == "Parameter":
+            self.parameter(layer)
+        elif is_family(layer) and not layer.inputs:
+            judged = self.pooling(layer, None)              # (refused: it needs its inputs)
+        elif is_family(layer):
+            self.waiting[layer.id] = layer                  # its shape input is known once the edges are read
+        elif is_pooling(layer):
+            self.report.count(layer.type)
+            one = len(layer.inputs) == 1 or len(layer.inputs) > 1 and self.doc.ir_version == "10"
+            x = layer.inputs[0].dims if one else []
+            if one and (not x or not all(isinstance(d, int) for d in x) or layer.id in self.wait or untyped):
+                self.waiting[layer.id] = layer
+                key = None                                  # its outcome depends on the edges
+            else:
+                judged = self.pooling(layer, x)
+        ports = (tuple((p.id, p.raw_dims) for p in layer.outputs), tuple((p.id, p.raw_dims) for p in layer.inputs))
+        if key is not None and len(self.report.findings) == findings and len(self.doc.problems) == problems \
+                and len(self.index_ports) == indices and not waits and layer.id not in self.types.params:
+            if len(self.clean) >= _CLEAN_KEYS:
+                self.clean.clear()                          # a file of ever-new layers: memory stays flat
+            self.clean[key] = (ports, judged.record, judged.type)
+        if self.seen.row(layer.id) is None:
+            self.remember(layer.id, layer.name, layer.type, ports, layer.line)
+            if layer.type in ("Const", "Convert", "Parameter"):
+                self.source(len(self.seen) - 1, layer.type, layer.data)
+            elif is_pooling(layer) and layer.id not in self.waiting:
+                self.types.keep(len(self.seen) - 1, judged.type)
+
+    def remember(self, lid, name, layer_type, ports, where=None) -> None:
+        """A new layer id: its name and signature, (type, output ports, input ports) as (id, raw dims) pairs.
+        `where`: its line, or its element."""
+        sigs, key = self.sigs, (layer_type,) + ports
+        number = sigs.numbers.get(key)
+        if number is None:
+            number = sigs.add(key)
+            light = hasattr(where, "tag")       # read light (light_ports): its dims are judged here
+            if light and self.odd_dims(lid, name, layer_type, ports, where) and number >= 0:
+                sigs.odd.add(number)
+        elif number in sigs.odd:
+            self.odd_dims(lid, name, layer_type, ports, where)
+        row = self.seen.add(lid, name, number)
+        if lid in self.rooted and layer_type not in ROOTS:
+            self.graph.roots.append(row)                    # (a shadowed Result's id: the reader walks back from it)
+        if layer_type in _GRAPH_TYPES or ports[1]:        # (any layer with input ports needs their edges)
+            inputs = len(ports[1]) if self.doc.ir_version != "10" else \
+                min(len(ports[1]), 0 if layer_type == "Const" else 1)    # (v10: extra ports; a Const takes none)
+            self.graph.layer(row, layer_type, inputs, where if not hasattr(where, "tag") else line_of(where),
+                             layer_type not in ROOTS and layer_type != "Parameter")
+
+    def odd_dims(self, lid, name, layer_type, ports, el) -> bool:
+        """The <dim>s of a layer read light that read_model refuses (an error) or reads otherwise than they are
+        written (a warning), as _port judges those of a layer read in full; whether there were any."""
+        texts = {t for holder in ports for _, dims in holder for t in dims}
+        texts.discard("-1")                                 # (a dynamic dim, as OpenVINO writes it)
+        joined = "" if None in texts else "".join(texts)
+        if not texts or joined.isdigit() and joined.isascii() and (len(joined) < 19 or max(map(len, texts)) < 19):
+            return False                                    # (the common case, in one step)
+        found = False
+        for side, holder in zip(("output", "input"), ports):
+            for pid, dims in holder:
+                for t in dims:
+                    if t is not None and plain_int(t):
+                        continue
+                    try:
+                        dim, odd = port_dim(t)
+                    except ValueError as e:
+                        self.finding("bad-structure",
+                                     f"{side} port {pid}: <dim>{t or ''}</dim> is not a dimension: {e}",
+                                     line_of(el), el=dict(id=lid, name=name, type=layer_type))
+                        found = True
+                        continue
+                    if odd:
+                        self.finding("lenient-attribute", f"{side} port {pid}: OpenVINO reads <dim>{t}</dim> as"
+                                     f" {text(dim)}", line_of(el), el=dict(id=lid, name=name, type=layer_type))
+                        found = True
+        return found

@@ -1,0 +1,282 @@
+"""Checking one pooling layer as the net streams: the rules of judge.py on its input dims, their findings said,
+and what waits for the edges kept (the CPU plugin's element-type verdicts, indices outputs that must or must not be
+used, the dims it outputs for its consumers); the pooling family (adaptive pools, global reductions) once its shape
+input is known."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ... import cpu
+from ...errors import IRError
+from ...opdefs import load
+from ..ops import consts, fold, inference, negpads
+from . import judge
+from ..read.element_types import element_type
+from ..ops.family import interpret_family, is_family, shape_input_name, validation_refusal
+from ..ops.pools import kept_in_type, op_name, type_refusal
+from .parameters import input_precision
+from ..read.parse import Layer
+from ..graph.waits import KeepConst
+
+
+def read_model_values(source, bin_path, file):
+    """A packed (u4/i4) Const's values as read_model reads them, or None for any other shape input."""
+    if not isinstance(source, consts.Const) or source.element_type not in consts.PACKED:
+        return None
+    return consts.read(source, bin_path, file, as_read_model=True)
+
+
+def unbounded(d) -> bool:
+    """A dim with no upper bound (?, -1, 2..)."""
+    return not isinstance(d, int) and (not isinstance(d, tuple) or d[1] is None)
+
+
+class Outcome(NamedTuple):
+    """What checking a pooling layer leaves for the layers after it: the element type it was judged on (None: not
+    known), and explain's record of it (None: no explain)."""
+    type: object
+    record: dict | None
+
+
+class Pooling:
+    def packed(self, layer, rank, const, early, values) -> None:
+        """A u4/i4 Const as a shape input: read_model's shape inference takes its elements as whole signed bytes
+        and compile_model unpacks them (consts.read): what the first refuses, read_model refuses; where the two
+        read other values, a warning says what each makes of them (the compiled model's is judged)."""
+        et, where = const.element_type, const.where(self.file)
+        early, values = [int(v) for v in early], [int(v) for v in values]
+        try:
+            if load("openvino")["ops"][op_name(layer, self.file)]["family"] != "adaptive":   # (which takes any)
+                interpret_family(layer, self.file, rank, early, where, self.doc.ir_version)
+        except IRError as e:
+            raise IRError(f"read_model's shape inference reads this {et} Const's elements as whole signed bytes"
+                          f" ({early}): {e.reason}", code=e.code, line=e.line, file=e.file,
+                          layer_id=e.layer_id, layer_name=e.layer_name, layer_type=e.layer_type) from None
+        if early != values:
+            what = shape_input_name(layer)
+            self.finding("lenient-attribute", f"its {what} {'are' if what == 'axes' else 'is'} an {et} Const, whose elements"
+                         f" read_model's shape inference reads as whole signed bytes ({early}) and compile_model"
+                         f" unpacks ({values}): the model read_model gives and the one compiled differ; irpool"
+                         " judges the compiled one", layer.data_line, layer)
+
+    def type_verdicts(self, layer: Layer, pl, et, x_dims, line) -> None:
+        """What the CPU plugin does with a pooling layer on element type `et` (ir/ops/pools.py type_refusal, per CPU
+        tier): said now; or once the edges say whether its indices output is used; or in finish, where its
+        output may reach a layer the plugin runs as f32 (kept_in_type)."""
+        channels = x_dims[1] if x_dims else None
+        refusal = None if self.types.pool(pl, et, x_dims, line, layer) else type_refusal(
+            pl, et, channels=channels, static=x_dims is not None and all(isinstance(d, int) for d in x_dims))
+        two = pl.outputs == 2 and len(layer.outputs) == 2
+        port = (layer.id, layer.outputs[1].id) if two else None
+        if refusal and two and refusal != type_refusal(pl, et, indices_used=True, channels=channels):
+            if kept_in_type(pl, et):                    # (bf16 below AVX-512: its used indices make it f32)
+                self.f32_chain[layer.id] = (*refusal, line, layer)
+            if port not in self.read_from_waiting:
+                self.unless_used[port] = (*refusal, line, layer)
+                self.index_ports.setdefault(port, None)
+            refusal = None
+        elif refusal and refusal[0] == "bad-precision" and kept_in_type(pl, et):
+            self.f32_chain[layer.id] = (*refusal, line, layer)           # (said in finish, if it is)
+        elif refusal:
+            self.finding(*refusal, line, layer)
+        if not two:
+            return
+        self.watch_indices(layer)
+        if refusal and refusal[0] == "bad-precision":
+            return
+        used = type_refusal(pl, et, indices_used=True)
+        if used and used != type_refusal(pl, et):
+            if port in self.read_from_waiting:          # (a waiting layer: its edges are read)
+                self.finding(used[0], f"{used[1]} (an edge uses its output port {port[1]})", layer.outputs[1].line,
+                             layer)
+            else:
+                self.index_ports[port] = used           # (code, why): said if an edge uses it
+
+    def extra_outputs(self, layer: Layer, op: str, outputs: int) -> None:
+        """Output ports past the op's `outputs`. From IR v11 on read_model refuses the file. In IR v10 an edge
+        names an output by its position among the ports (measured, 2026.4.1): an edge from a port at or past
+        the op's count is refused, said when the edges are read (index_ports)."""
+        if len(layer.outputs) <= outputs:                  # (fewer: OpenVINO reads them)
+            return
+        why = (f"{op} has {outputs} output port(s), the layer declares {len(layer.outputs)}: read_model refuses the"
+               " file (\"node index is out of range\")")
+        if self.doc.ir_version != "10":
+            self.finding("bad-structure", why, layer.line, layer)
+            return
+        for port in layer.outputs[outputs:]:
+            key = (layer.id, port.id)
+            if key in self.read_from_waiting:
+                self.finding("bad-structure", f"{why} (an edge uses port {port.id})", layer.line, layer)
+            elif self.index_ports.get(key) is None:
+                self.index_ports[key] = ("bad-structure", f"{why}, and in IR v10 an edge from its output at"
+                                         f" position {layer.outputs.index(port)}")
+
+    def watch_indices(self, layer: Layer) -> None:
+        """A MaxPool-8/14 or AdaptiveMaxPool with an indices port: on a tier that does not pool bf16 natively, an
+        edge from it makes the plugin run the layer (a reference implementation) and what feeds it in f32."""
+        tier = cpu.one()
+        if tier is None or tier.native("bf16") or len(layer.outputs) < 2:
+            return
+        port = (layer.id, layer.outputs[1].id)
+        self.reference_ports.add(port)
+        self.index_ports.setdefault(port, None)
+        if port in self.read_from_waiting:
+            self.references.add(layer.id)
+
+    def pooling(self, layer: Layer, x_dims, in_type=None) -> Outcome:
+        """Check a pooling layer on input dims `x_dims` (None: dynamic rank) and element type `in_type` (None:
+        its input port's precision); remember what it outputs. Its errors but for declared dims are OpenVINO's
+        only where its reader builds the layer (finish())."""
+        start = len(self.report.findings)
+        judged = self._pooling(layer, x_dims, in_type)
+        self.build_time.extend(range(start, len(self.report.findings)))
+        return judged
+
+    def _pooling(self, layer: Layer, x_dims, in_type) -> Outcome:
+        """The rules (judge.py) on one MaxPool or AvgPool, their findings said, and what waits for the edges kept:
+        the CPU plugin's type verdicts, output ports past the op's, the outputs that differ from those declared."""
+        if is_family(layer):
+            return self.family(layer, x_dims, in_type)
+        j = judge.read(layer, x_dims, self.file, self.doc.ir_version, self.readings)
+        self.say_all(layer, judge.reading_findings(j))
+        if j.pl is None:
+            return Outcome(None, self.record(layer, x_dims, error=j.error.reason))
+        pl = j.pl
+        et = in_type or input_precision(self, layer)
+        if et is not None:
+            self.type_verdicts(layer, pl, et, x_dims, layer.inputs[0].line)
+        self.extra_outputs(layer, pl.op, pl.outputs)
+        self.indices_unused(layer, pl, x_dims)
+        inference.watch_indices(self, layer, pl)      # (fails at inference if its indices are used)
+        if x_dims is None or all(unbounded(d) for d in x_dims[2:]):
+            gap = self.reshaped.why(layer.id) if self.reshaped is not None else None
+            self.report.uncheck(layer.type, "their spatial input dims are dynamic and unbounded, so their output"
+                                " dims are not checked: give the model's input shapes with --shape NAME=dims"
+                                if gap is None else f"--shape does not reach their input: {gap}")
+        j = judge.computed(j, et)
+        self.say_all(layer, judge.dims_findings(j))
+        if j.error is not None:
+            return Outcome(et, self.record(layer, x_dims, pl=pl, error=j.error.reason))
+        for port in layer.outputs[: pl.outputs]:
+            if port.dims != j.computed:
+                self.outputs[(layer.id, port.id)] = j.computed
+        return Outcome(et, self.record(layer, x_dims, pl=pl, plans=j.plans, computed=j.computed))
+
+    def indices_unused(self, layer: Layer, pl, x_dims=None) -> None:
+        """A MaxPool with rounding_type ceil_torch and no dilations crashes compile_model unless its indices output
+        is used, and one with negative pads is refused (negpads.py): said in finish, if no edge reads it."""
+        port = layer.outputs[1].id if len(layer.outputs) > 1 else None
+        why = negpads.compile_refusal(pl, x_dims) if pl.outputs == 2 else None
+        if why and (layer.id, port) not in self.read_from_waiting:
+            self.unless_used[(layer.id, port)] = ("bad-attribute", f"{pl.op}: {why}", layer.data_line, layer)
+            self.index_ports.setdefault((layer.id, port), None)
+        if pl.crashes_unless_indices_used and (layer.id, port) not in self.read_from_waiting:
+            self.unless_used[(layer.id, port)] = (
+                "bad-attribute", f"{pl.op} with rounding_type ceil_torch and no dilations: OpenVINO 2026.4.1 reads"
+                " it, and crashes compiling it (a segmentation fault) when its indices output is not used",
+                layer.data_line, layer)
+            self.index_ports.setdefault((layer.id, port), None)   # (so that the edges from it are looked at)
+
+    def say_all(self, layer: Layer, said) -> None:
+        """The rules' findings (judge.Said) of one layer."""
+        for code, message, line, fix in said:
+            self.finding(code, message, line, layer, fix=fix)
+
+    def family(self, layer: Layer, x_dims, in_type=None) -> Outcome:
+        """An adaptive pool, or a reduction that may be a global pool, once its shape input is known."""
+        fl = self.family_layer(layer, x_dims)
+        if fl is None:                          # (not a pool, or refused: its type is judged all the same)
+            given = in_type or (element_type(layer.inputs[0].precision) if layer.inputs else None)
+            refused = validation_refusal(layer, self.file, given)
+            if refused:
+                self.finding("bad-precision", refused, layer.inputs[0].line, layer)
+            return Outcome(None, None)
+        self.report.count(fl.kind)
+        self.attributes(layer, fl.op, fl.unknown, fl.lenient)
+        et = in_type or input_precision(self, layer)
+        self.family_types(layer, fl, et)
+        self.extra_outputs(layer, fl.op, fl.outputs)
+        computed = fl.output_dims(x_dims)
+        how = fl.arithmetic(x_dims)
+        for k, port in enumerate(layer.outputs[: fl.outputs]):
+            self.say_all(layer, judge.family_port_findings(layer, fl, port, et if k == 0 else None, computed, how))
+            if computed is not None and port.dims != computed:
+                self.outputs[(layer.id, port.id)] = computed
+        return Outcome(et, self.record(layer, x_dims, family=fl, computed=computed, how=how))
+
+    def family_layer(self, layer: Layer, x_dims):
+        """Its FamilyLayer, read with its shape input's values (a Const's, or folded: fold.py); None where it is not
+        known (said), is refused (said), or is a reduction that is not a global pool."""
+        rank = None if x_dims is None else len(x_dims)
+        shape_port = layer.inputs[1] if len(layer.inputs) >= 2 else None
+        src = self.feeds.get((layer.id, shape_port.id)) if shape_port else None
+        what = shape_input_name(layer)
+        if src is not None and src[0] not in self.consts and src[0] not in self.keep_consts \
+                and getattr(self.sigs.of(src[0]), "type", None) == "Const":
+            self.relook.add(KeepConst(src[0]))      # (a Const not kept: judged in the next pass, with it kept)
+            return None
+        try:
+            if shape_port is None:
+                interpret_family(layer, self.file, rank, (), {}, self.doc.ir_version)   # raises: no inputs
+            try:
+                values, source = fold.shape_input(what, src, self.shape_ops, self.feeds, self.consts, self.weights.path,
+                                                  self.file)
+            except fold.Unknown as e:
+                self.finding("unchecked", str(e), shape_port.line, layer)
+                self.report.uncheck(layer.type, "their shape inputs are in a weights file that is not there"
+                                    if e.missing else "their shape inputs are not known")
+                return None
+            early = read_model_values(source, self.weights.path, self.file)
+            if early is not None:
+                self.packed(layer, rank, source, early, values)
+            return interpret_family(layer, self.file, rank, values, source.where(self.file), self.doc.ir_version)
+        except IRError as e:
+            if e.code == "bad-weights" and e.layer_id in self.faulty_consts:
+                return None                                 # (said at the Const)
+            if e.code == "bad-weights":
+                e = e.located(**layer.where(self.file))
+                self.finding(e.code, f"{e.reason} (the {what} of {layer.type} id={layer.id} name={layer.name!r})",
+                             e.line, el={"id": e.layer_id, "name": e.layer_name, "type": e.layer_type})
+            else:
+                self.finding(e.code, e.reason, e.line or layer.line, layer)
+            return None
+
+    def family_types(self, layer: Layer, fl, et) -> None:
+        """The input types the op takes, and the index types the plugin compiles (for a global one, only where an
+        edge reads its indices)."""
+        d = load("openvino")["ops"][fl.op]
+        if et is not None and et.name not in d["input_types"]:
+            by = "its op validation" if et.name in d.get("validation_refuses", ()) else "the CPU plugin, on any CPU"
+            self.finding("bad-precision", f"{fl.op} on {et.name} is refused by {by} (it takes"
+                         f" {', '.join(d['input_types'])})", layer.inputs[0].line, layer)
+        if fl.outputs == 2:
+            self.watch_indices(layer)
+        if fl.outputs == 2 and fl.index_type not in d.get("compiled_index_types", (fl.index_type,)):
+            why = (f"OpenVINO's CPU plugin does not compile {fl.op} with index_element_type {fl.index_type}, on any"
+                   f" CPU (it takes {', '.join(d['compiled_index_types'])})")
+            port = (layer.id, layer.outputs[1].id) if len(layer.outputs) > 1 else None
+            if fl.out_sizes and all(n == 1 for n in fl.out_sizes):   # global: a ReduceMax unless indices are used
+                if port is not None and port in self.read_from_waiting:
+                    self.finding("bad-precision", f"{why} (an edge uses its indices)", layer.data_line, layer)
+                elif port is not None:
+                    self.index_ports[port] = ("bad-precision", f"{why}, where its indices output is used (a"
+                                              " global one whose indices nothing reads becomes a ReduceMax)")
+            else:
+                self.finding("bad-precision", why, layer.data_line, layer)
+
+    def attributes(self, layer, op, unknown, lenient) -> None:
+        """What OpenVINO reads without a word: attributes the op does not have, values not written as their type."""
+        self.say_all(layer, judge.attribute_findings(op, unknown, lenient, layer.data_line))
+
+    def record(self, layer, x_dims, **what) -> dict | None:
+        """For check(explain=True): what decides a pooling layer's output, or why it cannot be computed."""
+        if self.report.explained is None:
+            return None
+        rec = dict(layer=layer, path=self.path, x_dims=x_dims, pl=None, plans=None, computed=None, error=None,
+                   family=None) | what
+        self.emit(rec)
+        return rec
+
+    def emit(self, rec) -> None:
+        sink = self.report.explained
+        (sink if callable(sink) else sink.append)(rec)

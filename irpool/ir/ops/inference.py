@@ -1,0 +1,35 @@
+"""What OpenVINO reads and compiles but its CPU plugin fails to run, whatever the input: said by check as a
+fails-at-inference warning (docs/design.md: an error is what read_model or compile_model refuses) where the part
+of the layer that fails is used, and refused by run, which computes it. The rule is data (schemas/openvino.json
+"indices_need_dilations"), with the source line that decides it."""
+from __future__ import annotations
+
+from ...opdefs import load
+
+CODE = "fails-at-inference"
+
+
+def indices_refusal(pl) -> str | None:
+    """Why the plugin fails running this MaxPool (a layers.PoolLayer) when its indices output is used: a MaxPool-8
+    or -14 without dilations, or with none written; None where it runs."""
+    rule = load("openvino")["indices_need_dilations"]
+    if pl.op not in rule["ops"] or pl.outputs != 2 or (pl.layer.data.get("dilations") or "").strip():
+        return None
+    written = "without dilations" if "dilations" not in pl.layer.data else "with an empty dilations list"
+    n = len(pl.spec.kernel)
+    return (f"{pl.op} {written} whose indices output is used: OpenVINO 2026.4.1 reads and compiles it, and every"
+            f" inference fails (\"{rule['message']}\", {rule['source']}: the plugin runs it by the reference"
+            f" MaxPool, which takes the missing dilations as an empty list); write dilations=\"{','.join(['1'] * n)}\"")
+
+
+def watch_indices(net, layer, pl) -> None:
+    """Said at once where an edge already read the layer's indices (a layer that waited for its edges), else kept
+    in net.index_ports for the edge that reads them (an error another rule keeps there wins)."""
+    why = indices_refusal(pl)
+    if why is None or len(layer.outputs) < 2:
+        return
+    port = (layer.id, layer.outputs[1].id)
+    if port in net.read_from_waiting:
+        net.finding(CODE, f"{why} (an edge uses its output port {port[1]})", layer.outputs[1].line, layer)
+    elif not net.index_ports.get(port):
+        net.index_ports[port] = (CODE, why)

@@ -1,0 +1,249 @@
+"""Running one pooling-family layer on an array as the CPU plugin does: the input checked against what the layer
+(or the Parameter feeding it) takes, once per shape and type a program sees; its spec run on the core."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import cpu
+from ...core import PoolSpec, adaptive_pool, pool
+from ...core.reduce_order import global_reduce
+from ...errors import IRError
+from ...opdefs import load as load_defs
+from ..ops import fold, negpads
+from ..ops.inference import indices_refusal
+from ..read.dims import compatible, parse_shape, shape_text
+from ..read.element_types import element_type, of_dtype
+from ..ops.family import interpret_family, shape_input_name
+from ..ops.pools import check_dims, interpret, type_refusal
+from ..read.parse import Layer
+
+_CHECKED = 1024       # input shapes and types remembered as checked, per program, at most
+
+
+def checked_before(prepared: dict, key, check):
+    """What check() gave for `key` (a layer or Parameter, an input shape and type) in an earlier run of this
+    program, or check() now; kept in `prepared` under a key no layer id can be (ids are strings)."""
+    seen = prepared.setdefault(("checked",), {})
+    if key not in seen:
+        if len(seen) >= _CHECKED:
+            seen.clear()
+        seen[key] = check()
+    return seen[key]
+
+
+_RUN_INDEX_TYPES = ("i16", "u16", "i32", "u32", "i64", "u64")   # the MaxPool indices the CPU plugin runs
+
+
+def execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True, key=None,
+             declared: bool = True) -> list:
+    """One pooling layer on an array, computed in the type OpenVINO's CPU plugin computes its type in.
+    `prepared`: (layer id, rank) -> its PoolLayer, and the input shapes and types already checked, kept between
+    runs. `indices`: whether a MaxPool's indices output is wanted (when nothing reads it, only the values are
+    computed). `key`: what the layer's interpretation is kept under (its group's number; default its id)."""
+    x = np.asarray(x)
+    key = ("layer", layer.id, x.ndim) if key is None else ("group", key, x.ndim)
+    pl = prepared.get(key)
+    if pl is None:
+        if declared:                            # (an input of another rank is the input's fault, not the layer's)
+            _check_declared_input(layer, file, x)
+        pl = prepared[key] = interpret(layer, file, x.ndim)
+    et = checked_before(prepared, key + (x.shape, x.dtype), lambda: _checked(layer, file, x, pl, declared))
+    spec, crop = negpads.fit(pl, x.shape)
+
+    def run_on(xc, indices):
+        if crop is None:
+            return pool(xc, spec, indices=indices, threads=threads)
+        return negpads.run(lambda *a, **k: pool(*a, threads=threads, **k), xc, pl, spec, crop, indices)
+    try:
+        if pl.outputs == 2 and indices:
+            if pl.index_type not in _RUN_INDEX_TYPES:
+                raise IRError(f"{pl.op} with index_element_type {pl.index_type}: OpenVINO's CPU plugin compiles it,"
+                              " and fails running it when its indices output is used (\"Reference node ..."
+                              " evaluation failed\"; it runs i16, u16, i32, u32, i64 and u64 indices; measured,"
+                              " 2026.4.1)", code="bad-precision")
+            why = indices_refusal(pl)
+            if why is not None:                         # (the plugin fails running it: inference.py)
+                raise IRError(why, code="fails-at-inference")
+            y, i = run_on(et.to_compute(x), True)
+            return [et.from_compute(y), i.astype(element_type(pl.index_type).dtype(), copy=False)]
+        return [et.from_compute(run_on(et.to_compute(x), False))]
+    except IRError as e:
+        raise e.located(**layer.where(file)) from None
+
+
+def _checked(layer: Layer, file, x: np.ndarray, pl, declared: bool = True):
+    """The ElementType a pooling layer runs an array in, once its shape and type are known to fit the layer.
+    `declared`: the array must fit the layer's input port, as the only declaration a layer run alone has (in a
+    net, OpenVINO takes what the producer gives, whatever the port declares)."""
+    if declared:
+        _check_declared_input(layer, file, x)
+    check_dims(pl, x.shape, file)
+    et = of_dtype(x.dtype)
+    why = f"irpool has no IR element type for arrays of {x.dtype}" if et is None else None
+    if et is not None:
+        refusal = type_refusal(pl, et, channels=x.shape[1], hint_f32=True)   # (run computes as with the hint)
+        if refusal and (refusal[0] == "bad-precision" or et.compute is None):
+            why = refusal[1]                # (a type some CPUs compile runs where irpool knows how it pools)
+    if not why and pl.spec.reduction == "avg" and not et.averages:
+        why = f"irpool does not reproduce how OpenVINO's CPU plugin rounds an average to {et.name}"
+    if why:
+        raise IRError(why, code="unsupported", **layer.where(file, layer.inputs[0].line))
+    return et
+
+
+def _check_declared_input(layer: Layer, file, x: np.ndarray) -> None:
+    """The input array must fit the dims the layer's input port declares (intervals and -1 fit anything within),
+    and its precision, where it names one: as a Parameter's in a whole net (and onnxruntime's inputs)."""
+    et = element_type(layer.inputs[0].precision) if layer.inputs else None
+    try:
+        want = et.dtype() if et is not None else None
+    except IRError:
+        want = None                             # (a type numpy lacks without ml-dtypes: run says so itself)
+    if want is not None and x.dtype != want:
+        raise IRError(f"input array has element type {x.dtype}, input port {layer.inputs[0].id} declares"
+                      f" {layer.inputs[0].precision} ({want}){_set_tensor(x, et)}", code="bad-input",
+                      **layer.where(file, layer.inputs[0].line))
+    declared = layer.inputs[0].dims
+    if declared and (x.ndim != len(declared) or not all(compatible(d, n) for d, n in zip(declared, x.shape))):
+        raise IRError(f"input array has shape {list(x.shape)}, input port {layer.inputs[0].id} declares"
+                      f" [{','.join(map(str, layer.inputs[0].raw_dims))}]", code="bad-input",
+                      **layer.where(file, layer.inputs[0].line))
+
+
+def shape_input(layer: Layer, file, found: dict, ops: dict, edges: dict, bin_path) -> tuple:
+    """(values, where) of a family layer's shape input: the Const that feeds it, read from the weights file, or
+    the shape subgraph fold.py folds (ops: its layers by id; edges: (layer id, port id) -> (layer id, port id))."""
+    what = shape_input_name(layer)
+    if len(layer.inputs) != 2:
+        interpret_family(layer, file, None, (), {})                 # raises: not two inputs
+    src = edges.get((layer.id, layer.inputs[1].id))
+    try:
+        values, source = fold.shape_input(what, src, ops, edges, found, bin_path, file)
+    except fold.Unknown as e:
+        raise IRError(str(e), code="unchecked" if e.missing else "unsupported",
+                      **layer.where(file, layer.inputs[1].line)) from None
+    return values, source.where(file)
+
+
+def reduce_lanes() -> int:
+    """The float lanes of the plugin's Reduce kernel on the CPU run for: 16 with avx512_core, 8 with avx2, else 4
+    (reduce.cpp, Reduce::create_reduce_kernel: `mayiuse(avx512_core)`, then avx2, then sse41). ONEDNN_MAX_CPU_ISA
+    does not reach it (measured, 2026.4.1: under AVX2 and SSE41 the node stays jit_avx512_f32 and adds in 16
+    lanes on AMD EPYC Zen 4), so the host is read uncapped; a --cpu tier is taken as named."""
+    tier = cpu.uncapped()
+    if tier is None:
+        return 16
+    return 16 if tier.has("avx512") else 8 if tier.has("avx2") else 4
+
+
+def execute_family(layer: Layer, file, x, shape_input: tuple, threads, layout: str = "planar") -> list:
+    """An adaptive pool, or a reduction over the spatial axes, on the one core (values and, for AdaptiveMaxPool,
+    indices). `layout`: what the plugin gives a global reduction in its graph (planar after a Parameter,
+    channels_last after a Convolution: ir/run/program.py's producer_layout); its order of additions follows it."""
+    x = np.asarray(x)
+    _check_declared_input(layer, file, x)       # (an input of another rank is the input's fault, not the layer's)
+    values, const_where = shape_input
+    fl = interpret_family(layer, file, x.ndim, values, const_where)
+    if fl is None:
+        raise IRError(f"{layer.type} over axes {[int(v) for v in values]} of an input of rank {x.ndim} is not a"
+                      " pooling: irpool runs reductions over exactly the spatial axes 2..rank-1", code="unsupported",
+                      **layer.where(file))
+    et = of_dtype(x.dtype)
+    runs = load_defs("openvino")["ops"][fl.op]["run_types"]
+    if et is None or et.name not in runs:
+        raise IRError(f"irpool runs {fl.op} on {', '.join(runs)} (measured against the CPU plugin), not on"
+                      f" {et.name if et else x.dtype}", code="unsupported", **layer.where(file, layer.inputs[0].line))
+    xc = et.to_compute(x)                   # in the type the plugin computes it in (as for MaxPool, measured)
+    try:
+        if fl.family == "adaptive":
+            if fl.outputs == 2:
+                y, i = adaptive_pool(xc, fl.out_sizes, "max", indices=True,
+                                     index_dtype=element_type(fl.index_type).dtype())
+                return [et.from_compute(y), i]
+            return [et.from_compute(adaptive_pool(xc, fl.out_sizes, fl.reduction))]
+        y = _global_pool(fl.reduction, et, x, xc, threads, layout)
+        return [y if fl.keep_dims else y.reshape(x.shape[:2])]
+    except IRError as e:
+        raise e.located(**layer.where(file)) from None
+
+
+def _global_pool(reduction: str, et, x, xc, threads, layout: str):
+    """A global ReduceMean/ReduceMax in the plugin's order for its layout (channels-last only where the Reduce node
+    has it: rank 4 or 5, more than one channel) and vector width; an integer max in any order (the same bits)."""
+    if xc.dtype in (np.float32, np.float16) and xc.size:    # (f16: the plugin reduces in f32 and converts back)
+        cl = layout == "channels_last" and x.ndim in (4, 5) and x.shape[1] > 1
+        y = global_reduce(xc.astype(np.float32, copy=False), reduction, "channels_last" if cl else "planar",
+                          reduce_lanes())
+        return et.from_compute(y.astype(xc.dtype, copy=False).reshape(x.shape[:2] + (1,) * (x.ndim - 2)))
+    spec = PoolSpec(kernel=x.shape[2:], reduction=reduction, count="exclude_pad", sum_order="any")
+    return et.from_compute(pool(xc, spec, threads=threads))
+
+
+def feed(layer: Layer, file, x, prepared: dict) -> np.ndarray:
+    """Check an input array against its Parameter's shape (intervals and dynamic rank included) and type,
+    read once per Parameter into `prepared`."""
+    x = np.asarray(x)
+    checked_before(prepared, ("fed", layer.id, x.shape, x.dtype), lambda: _fits(layer, file, x, prepared))
+    return x
+
+
+def _fits(layer: Layer, file, x: np.ndarray, prepared: dict) -> bool:
+    """An input array's shape and type against its Parameter's: True, or an IRError."""
+    shape, et_text, et = prepared.get(layer.id) or prepared.setdefault(layer.id, _parameter(layer, file))
+    if shape is not None and (len(shape) != x.ndim or not all(compatible(s, n) for s, n in zip(shape, x.shape))):
+        raise IRError(f"input {layer.name!r} has shape {list(x.shape)}, the Parameter declares {shape_text(shape)}",
+                      code="bad-input", **layer.where(file))
+    if et is not None and x.dtype != et.dtype():
+        raise IRError(f"input {layer.name!r} has element type {x.dtype}, the Parameter declares {et_text}"
+                      f" ({et.dtype()}){_set_tensor(x, et)}", code="bad-input", **layer.where(file))
+    return True
+
+
+def _set_tensor(x: np.ndarray, et) -> str:
+    """How OpenVINO refuses a tensor of another type for an input (InferRequest::set_tensor; measured, 2026.4.1:
+    tests/cli/test_inputs.py), as onnxruntime's refusal is quoted for an .onnx model (onnx/program.py)."""
+    got = of_dtype(x.dtype)
+    return (f", as OpenVINO refuses it (\"Failed to set tensor for input with precision: {got.name}, since the model"
+            f" input tensor precision is: {et.name}\")") if got is not None else ""
+
+
+def _parameter(layer: Layer, file) -> tuple:
+    """(shape, element type as written, ElementType) of a Parameter; IRError for what cannot be fed."""
+    try:
+        shape = parse_shape(layer.data["shape"]) if "shape" in layer.data else \
+            (layer.outputs[0].dims if layer.outputs else None)
+    except ValueError:
+        raise IRError(f'Parameter shape="{layer.data.get("shape")}" is not a shape', code="bad-attribute",
+                      **layer.where(file, layer.data_line)) from None
+    et_text = layer.data.get("element_type") or (layer.outputs[0].precision if layer.outputs else None)
+    et = element_type(et_text)
+    if et_text is not None and (et is None or et.numpy is None):
+        raise IRError(f"Parameter element_type {et_text!r} is not one irpool can make arrays of", code="unsupported",
+                      **layer.where(file, layer.data_line))
+    return shape, et_text, et
+
+
+def bind_inputs(params: list, file, inputs) -> dict:
+    """Parameter layer id -> array, from a name/tensor-name mapping or a lone array."""
+    if not isinstance(inputs, dict):
+        if len(params) != 1:
+            raise IRError(f"the net has {len(params)} Parameters; give inputs as a dict by name", file=file,
+                          code="bad-input")
+        return {params[0].id: inputs}
+    names = {}
+    for p in params:
+        keys = {p.name} | {n.strip() for port in p.outputs for n in (port.names or "").split(",") if n.strip()}
+        for k in keys:
+            names[k] = p
+    unknown = [k for k in inputs if k not in names]
+    if unknown:
+        raise IRError(f"no Parameter is named {', '.join(map(repr, unknown))}; the net's inputs are"
+                      f" {', '.join(repr(p.name) for p in params)}", file=file, code="bad-input")
+    bound = {}
+    for k, v in inputs.items():
+        bound[names[k].id] = v
+    missing = [p for p in params if p.id not in bound]
+    if missing:
+        raise IRError(f"no input given for Parameter {missing[0].name!r}", code="bad-input",
+                      **missing[0].where(file))
+    return bound

@@ -1,0 +1,1 @@
+"""--shape: the dims OpenVINO's reshape gives every port of a net."""
