@@ -126,7 +126,7 @@ def plan_axis(spec: PoolSpec, axis: int, length, name: str) -> AxisPlan:
     expr = f"({length} + {pb} + {pe} - {dk_text}) / {s}"
     if num < 0:
         raise IRError(f"{name}: the kernel does not fit the padded input: {length} + {pb} + {pe} - {dk} = {num} < 0"
-                      f" (dilated kernel {dk} is larger than the padded length {length + pb + pe})")
+                      f" (dilated kernel {dk} is larger than the padded length {length + pb + pe})", code="bad-shape")
     out = out_length(length, dk, s, pb, pe, spec.rounding)
     if spec.rounding == "floor":
         return AxisPlan(name, length, k, s, d, pb, pe, out, f"{name}: floor({expr}) + 1 = {out}", (out,) * 2)
@@ -151,7 +151,7 @@ def plan(spec: PoolSpec, input_shape) -> tuple[AxisPlan, ...]:
     axes = spec.spatial_axes(len(shape))
     if len(shape) != spec.ndim + 2:
         raise IRError(f"input has rank {len(shape)} but the kernel has {spec.ndim} spatial axes"
-                      f" (rank {spec.ndim + 2} expected)")
+                      f" (rank {spec.ndim + 2} expected)", code="bad-rank")
     names = axis_names(spec.ndim)
     return tuple(plan_axis(spec, i, shape[a], names[i]) for i, a in enumerate(axes))
 

@@ -87,7 +87,7 @@ def _global_kernel(op: str, shape, domain: str) -> tuple:
     if shape is None:
         raise IRError(f"{op}: a global pool's window is the input's spatial shape; give the shape")
     if len(shape) < 3:
-        raise IRError(f"{op}: X must have rank 3 or more (N, C and a spatial axis), not {len(shape)}")
+        raise IRError(f"{op}: X must have rank 3 or more (N, C and a spatial axis), not {len(shape)}", code="bad-rank")
     spatial = tuple(shape[1:-1] if domain == NHWC else shape[2:])
     if 0 in spatial:
         raise IRError(f"{op}: X has shape {list(shape)}: an empty spatial axis leaves the window nothing to pool")
@@ -119,7 +119,7 @@ def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: in
     kernel = a["kernel_shape"]
     n = len(kernel)
     if rank is not None and rank != n + 2:
-        raise IRError(f"{op}: kernel_shape has {n} axes, so X must have rank {n + 2}, not {rank}")
+        raise IRError(f"{op}: kernel_shape has {n} axes, so X must have rank {n + 2}, not {rank}", code="bad-rank")
     for name in ("strides", "dilations"):
         if name in a and len(a[name]) != n:
             raise IRError(f"{op}: attribute {name} has {len(a[name])} values, kernel_shape has {n}")

@@ -257,7 +257,7 @@ def judge(n: PoolNode) -> Judged:
         if j.spec is not None and 0 not in lengths:       # (an empty output has no windows to show)
             j.plans = plan(j.spec, dims)
     except IRError as e:
-        code = "bad-shape" if "does not fit" in e.reason else "bad-rank" if "rank" in e.reason else "bad-attribute"
+        code = e.code if e.code in ("bad-shape", "bad-rank") else "bad-attribute"    # (as raised: core/shape.py)
         j.error = (code, e.reason if e.reason.startswith(j.op) else f"{j.op}: {e.reason}")
         return j
     return j
