@@ -18,7 +18,7 @@ from ..opdefs import load
 from ..report import Finding, Report
 from .folding import fold
 from .graphs import refusals
-from .model import PoolNode, Value, label, pool_nodes, read_stripped
+from .model import PoolNode, Value, label, pool_nodes, read_stripped, shape_text
 from .runtimes import empty_windows, value_differences
 from .attributes import NHWC, node_attrs, op_version, pads_refusal, to_spec
 from .ort_geometry import fit
@@ -382,8 +382,6 @@ def _plan_of(j: Judged, axis: int):
     return None
 
 
-def shape_text(shape) -> str:
-    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
 
 
 def divergences(j: Judged) -> list:

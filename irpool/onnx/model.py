@@ -242,7 +242,7 @@ def _given_shapes_fit(g, shapes: dict) -> None:
             raise given.unknown(name, inputs)
         declared = inputs[name].shape if inputs[name] is not None else None
         if declared is not None:
-            shown = "[" + ",".join(str(d) if isinstance(d, int) else "?" for d in declared) + "]"
+            shown = shape_text(declared)
             given.fits(name, dims, [(d, d) if isinstance(d, int) else (0, None) for d in declared], shown)
 
 
@@ -313,3 +313,8 @@ def _node(node, i, path, where, opsets, scope, shapes, branch=(), axes_values=No
             inner = f"{where} > {inner}" if where else inner
             sub_path = None if path is None else path + ((i, a, s),)
             yield from _graph(sub, sub_path, inner, opsets, scope, {})
+
+
+def shape_text(dims) -> str:
+    """An ONNX shape as every message writes it: numbers, a named dim by its name, an unknown one as ?."""
+    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..errors import IRError
 from .. import select
-from .model import describe, pool_nodes, read_stripped
+from .model import describe, pool_nodes, read_stripped, shape_text
 from .node import Node, Reduction
 
 
@@ -67,7 +67,7 @@ class NodeProgram:
         if v.shape is not None and (len(v.shape) != x.ndim or any(
                 isinstance(d, int) and d != n for d, n in zip(v.shape, x.shape))):
             raise self._located(IRError(f"input {x_name!r} has shape {list(x.shape)},"
-                                        f" {model(_declared_text(v.shape))}", code="bad-input"))
+                                        f" {model(shape_text(v.shape))}", code="bad-input"))
 
     def _located(self, e: IRError) -> IRError:
         n = self.pool
@@ -105,8 +105,6 @@ def _unexpected(x: np.ndarray, elem_type: int) -> str:
            f" (tensor({want}))\")"
 
 
-def _declared_text(shape) -> str:
-    return "[" + ",".join(str(d) if isinstance(d, int) else "?" for d in shape) + "]"
 
 
 def load(source, *, layer: str | None, max_bytes: int) -> NodeProgram:

@@ -15,6 +15,7 @@ from ..opdefs import load
 from .. import empty
 from .attributes import NHWC, node_attrs
 from .ort_geometry import ort_max_start, trunc_div
+from .model import shape_text
 
 RUNTIMES = ("onnxruntime", "onnxruntime-graph", "onnx", "openvino")
 
@@ -173,15 +174,15 @@ def _shape_differences(j) -> list:
     ov_differs = [] if isinstance(ov, str) else [a for a in axes if ov[a] != kernel[a]]
     if not onnx_differs and not ov_differs and not (isinstance(ov, str) and axes):
         return []
-    said = [f"onnxruntime's kernel gives {_shape(kernel)}"]
+    said = [f"onnxruntime's kernel gives {shape_text(kernel)}"]
     if onnx_differs:
-        said.append(f"ONNX's shape inference for {j.op} and onnxruntime's own graph resolution {_shape(inferred)}")
+        said.append(f"ONNX's shape inference for {j.op} and onnxruntime's own graph resolution {shape_text(inferred)}")
     if isinstance(ov, str):
         said.append(f"OpenVINO's ONNX frontend {ov}")
     elif ov_differs:
         extra = " (its extra cells hold the lowest value of the type: empty-window)" if op_type == "MaxPool" and \
             any(ov[a] > kernel[a] for a in ov_differs) else ""
-        said.append(f"OpenVINO's ONNX frontend {_shape(ov)}{extra}")
+        said.append(f"OpenVINO's ONNX frontend {shape_text(ov)}{extra}")
     text = "; ".join(said) + "."
     if onnx_differs:
         latest = max((k for k in rules["shape_inference_ceil_mode"] if k.startswith(op_type + "-")),
@@ -199,8 +200,6 @@ def _shape_differences(j) -> list:
                     if why else "")]
 
 
-def _shape(dims) -> str:
-    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
 
 
 def ceil_only(j) -> bool:
