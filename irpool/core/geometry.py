@@ -84,33 +84,10 @@ class Geometry:
             self.identity = _lowest(dtype)
         else:
             self.ctype, self.identity = _accumulator(dtype), 0
-        # One window per axis (global pools, a 7x7 pool of a 7x7 input): reduce its part of the input at once.
-        # In the phase buffer every tap would be a whole-plane slice kept for that one output (measured
-        # 38 ms against numpy's 0.04 ms for 16x224x224). Indices keep the tap path.
-        self.window = None
-        if not want_indices and all(p.out == 1 and a.taps for p, a in zip(plans, self.axes)):
-            self.window = tuple(slice(a.taps[0][0] * p.dilation - p.pad_begin,
-                                      a.taps[-1][0] * p.dilation - p.pad_begin + 1, p.dilation)
-                                for p, a in zip(plans, self.axes))
-        # Without a phase buffer (direct.py): channels-first max without indices, computed in the input's own
-        # type, where use_direct says it pays
-        self.direct = (not want_indices and self.window is None and not last and spec.reduction == "max"
-                       and self.ctype == dtype and math.prod(shape) * dtype.itemsize >= t.direct_bytes
-                       and direct_takes(plans) and (use_direct(plans) if t.direct is None else t.direct))
-        # A max whose last axis has overlapping windows (kernel > stride > 1): that axis is reduced first, at
-        # every position of the flat chunk (contiguous calls, no rows: the window starting at i - pad_begin at
-        # position i), and the phase buffer then holds only the positions windows start at: for 3x3 s2 two phase
-        # blocks instead of four, the fill's rows halved and the last axis's pass gone. Windows reaching into
-        # the padding are redone from their landing taps (pre_edges). Measured, one thread: 0.66-0.88 of the
-        # time on 3x3 s2 layers of Inception, SqueezeNet and AlexNet.
+        self.window = self._one_window()
+        self.direct = self._goes_direct(shape, dtype, last)
         self.pre_offsets = self.pre_edges = None
-        p = plans[-1]
-        if t.pre_reduce and spec.reduction == "max" and spec.max_start == "lowest" and not want_indices \
-                and self.window is None and not self.direct and not last and p.kernel > p.stride > 1 \
-                and direct_takes((p,)):
-            self.pre_offsets = tuple(direct_offsets(p))
-            self.pre_edges = direct_edges(p)        # (position c holds the window starting at c - pb)
-            self.axes = self.axes[:-1] + (axis_layout(replace(p, kernel=1, pad_begin=0, pad_end=0)),)
+        self._last_axis_first(last)
         ntaps = [len(a.taps) for a in self.axes]
         residues = [len(a.residues) for a in self.axes]
         direct = math.prod(ntaps) - 1          # numpy calls over one block: the first call takes two taps
@@ -123,6 +100,39 @@ class Geometry:
             channels = shape[-1] if last else shape[1]
             self.i_shape = (shape[0], channels) + sp_out
             self.mult, self.start, self.nc_shape = _index_geometry(spec, plans, channels)
+
+    def _one_window(self) -> tuple | None:
+        """One window per axis (global pools, a 7x7 pool of a 7x7 input): the slices that reduce its part of the
+        input at once. In the phase buffer every tap would be a whole-plane slice kept for that one output
+        (measured 38 ms against numpy's 0.04 ms for 16x224x224). Indices keep the tap path."""
+        if not self.want_indices and all(p.out == 1 and a.taps for p, a in zip(self.plans, self.axes)):
+            return tuple(slice(a.taps[0][0] * p.dilation - p.pad_begin,
+                               a.taps[-1][0] * p.dilation - p.pad_begin + 1, p.dilation)
+                         for p, a in zip(self.plans, self.axes))
+        return None
+
+    def _goes_direct(self, shape: tuple[int, ...], dtype: np.dtype, last: bool) -> bool:
+        """Without a phase buffer (direct.py): channels-first max without indices, computed in the input's own
+        type, where use_direct says it pays."""
+        spec, plans, t = self.spec, self.plans, self.t
+        return (not self.want_indices and self.window is None and not last and spec.reduction == "max"
+                and self.ctype == dtype and math.prod(shape) * dtype.itemsize >= t.direct_bytes
+                and direct_takes(plans) and (use_direct(plans) if t.direct is None else t.direct))
+
+    def _last_axis_first(self, last: bool) -> None:
+        """A max whose last axis has overlapping windows (kernel > stride > 1): that axis is reduced first, at
+        every position of the flat chunk (contiguous calls, no rows: the window starting at i - pad_begin at
+        position i), and the phase buffer then holds only the positions windows start at: for 3x3 s2 two phase
+        blocks instead of four, the fill's rows halved and the last axis's pass gone. Windows reaching into
+        the padding are redone from their landing taps (pre_edges). Measured, one thread: 0.66-0.88 of the
+        time on 3x3 s2 layers of Inception, SqueezeNet and AlexNet."""
+        spec, p = self.spec, self.plans[-1]
+        if self.t.pre_reduce and spec.reduction == "max" and spec.max_start == "lowest" and not self.want_indices \
+                and self.window is None and not self.direct and not last and p.kernel > p.stride > 1 \
+                and direct_takes((p,)):
+            self.pre_offsets = tuple(direct_offsets(p))
+            self.pre_edges = direct_edges(p)        # (position c holds the window starting at c - pb)
+            self.axes = self.axes[:-1] + (axis_layout(replace(p, kernel=1, pad_begin=0, pad_end=0)),)
 
 
 def use_direct(plans) -> bool:

@@ -94,14 +94,8 @@ def _global_kernel(op: str, shape, domain: str) -> tuple:
     return spatial
 
 
-def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: int | None = None,
-            shape=None) -> PoolSpec:
-    """The PoolSpec of one node; IRError naming the op, its version and the attribute for any refusal.
-
-    `shape` (or just `rank`) of X, when known, is checked; a global pool needs `shape`."""
-    op = op_version(op_type, opset, domain)
-    d = load("onnx")["ops"][op]
-    defs = d["attributes"]
+def _attributes(op: str, attrs: dict, defs: dict) -> dict:
+    """`attrs` checked against the op version's definitions `defs`, with the defaults of those not given."""
     if not isinstance(attrs, dict):
         raise IRError(f"{op}: attributes must be a dict, got {type(attrs).__name__}")
     for name in attrs:
@@ -111,9 +105,11 @@ def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: in
     for name, definition in defs.items():
         if name not in a and "default" in definition:
             a[name] = definition["default"]
-    rank = len(shape) if shape is not None else rank
-    if op_type.startswith("Global"):
-        a["kernel_shape"] = _global_kernel(op, shape, domain)
+    return a
+
+
+def _kernel(op: str, a: dict, rank: int | None) -> tuple:
+    """kernel_shape, checked against X's rank (when known) and the lengths of strides and dilations."""
     if "kernel_shape" not in a:
         raise IRError(f"{op}: attribute kernel_shape is required")
     kernel = a["kernel_shape"]
@@ -123,6 +119,11 @@ def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: in
     for name in ("strides", "dilations"):
         if name in a and len(a[name]) != n:
             raise IRError(f"{op}: attribute {name} has {len(a[name])} values, kernel_shape has {n}")
+    return kernel
+
+
+def _pads(op: str, a: dict, n: int) -> tuple:
+    """(the explicit pads or None, the PoolSpec auto_pad) of `n` spatial axes, as onnxruntime reads them."""
     pads = a.get("pads")
     if pads is not None and len(pads) != 2 * n:
         raise IRError(f"{op}: attribute pads has {len(pads)} values; {n} spatial axes need {2 * n}"
@@ -135,11 +136,33 @@ def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: in
         pads = None                         # onnxruntime ignores all-zero pads beside auto_pad; exporters write them
     if pads is not None and auto_pads[auto] != "explicit":
         raise IRError(f"{op}: attributes pads and auto_pad={auto} cannot be used together")
+    return pads, auto_pads[auto]
+
+
+def _switches(op: str, a: dict) -> None:
+    """The 0/1 attributes, and the fused activation irpool does not run."""
     for name in ("ceil_mode", "count_include_pad", "storage_order"):
         if a.get(name, 0) not in (0, 1):
             raise IRError(f"{op}: attribute {name} must be 0 or 1, got {a[name]}")
     if a.get("activation") or a.get("activation_params"):
         raise IRError(f"{op}: a fused activation ({a.get('activation')!r}) is not something irpool runs")
+
+
+def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: int | None = None,
+            shape=None) -> PoolSpec:
+    """The PoolSpec of one node; IRError naming the op, its version and the attribute for any refusal.
+
+    `shape` (or just `rank`) of X, when known, is checked; a global pool needs `shape`."""
+    op = op_version(op_type, opset, domain)
+    defs = load("onnx")["ops"][op]["attributes"]
+    a = _attributes(op, attrs, defs)
+    rank = len(shape) if shape is not None else rank
+    if op_type.startswith("Global"):
+        a["kernel_shape"] = _global_kernel(op, shape, domain)
+    kernel = _kernel(op, a, rank)
+    n = len(kernel)
+    pads, auto_pad = _pads(op, a, n)
+    _switches(op, a)
     reduction = load("onnx")["reductions"][op_type]
     p = a.get("p", 2)
     if reduction == "lp" and defs["p"]["type"] == "int" and p < 1:
@@ -148,7 +171,7 @@ def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: in
         return PoolSpec(kernel=kernel, strides=a.get("strides"), dilations=a.get("dilations"),
                         pads_begin=pads[:n] if pads else None, pads_end=pads[n:] if pads else None,
                         rounding="ceil_torch" if a.get("ceil_mode", 0) else "floor",
-                        auto_pad=auto_pads[auto], reduction=reduction,
+                        auto_pad=auto_pad, reduction=reduction,
                         count="include_onnx" if a.get("count_include_pad", 0) else "exclude_onnx",
                         p=p, storage_order=a.get("storage_order", 0),
                         layout="channels_last" if domain == NHWC else "channels_first", max_start="first")
