@@ -93,8 +93,11 @@ def _checked(layer: Layer, file, x: np.ndarray, pl, declared: bool = True):
 
 def _check_declared_input(layer: Layer, file, x: np.ndarray) -> None:
     """The input array must fit the dims the layer's input port declares (intervals and -1 fit anything within),
-    and its precision, where it names one: as a Parameter's in a whole net (and onnxruntime's inputs)."""
-    et = element_type(layer.inputs[0].precision) if layer.inputs else None
+    and its precision, where it names one: as a Parameter's in a whole net (and onnxruntime's inputs). A layer
+    with no input port declares nothing (what it lacks is said where it is read)."""
+    if not layer.inputs:
+        return
+    et = element_type(layer.inputs[0].precision)
     try:
         want = et.dtype() if et is not None else None
     except IRError:
