@@ -101,17 +101,14 @@ def _evidence(xml: str):
 
 
 # The verdict/ files whose disagreement issue 51 named CPU-dependent: negative pads and the 4-bit types' layout
-# (both found the same on AMD family 25 model 17: not CPU-dependent after all). The rest (misplaced elements,
-# Const types, ...) are another part of issue 51's: not asserted here until they are fixed.
+# (both found the same on AMD family 25 model 17: not CPU-dependent after all).
 MINE = ("attr/negative", "etype/param", "etype/chain")
 
 
 @pytest.mark.parametrize("xml", _verdict_files() or [pytest.param(None, marks=pytest.mark.skip(
     reason="no verdict/ files of a CPU record here"))], ids=lambda p: p and os.path.basename(p))
 def test_the_verdict_files_of_a_cpu_record_are_judged_as_openvino_did_there(xml):
-    want, kinds = _evidence(xml)
-    if not any(k in MINE for k in kinds):
-        pytest.xfail(f"{kinds}: not a CPU rule (issue 51 item 4, another part of the work)")
+    want, _ = _evidence(xml)
     flags = record_plugin.folder_flags(os.path.dirname(os.path.dirname(xml)))
     tier = cpu.profile(flags, os.path.basename(os.path.dirname(os.path.dirname(xml)))) if flags else None
     report = irpool.check(xml, cpu=tier)
