@@ -7,7 +7,7 @@ includes. One thing ONEDNN_MAX_CPU_ISA does not cap: the default inference preci
 avx512_bf16, "bf16_default"), so a CPU is its capped tier and that (a profile: schemas "machines"). check,
 explain and run judge for one CPU (`host` by default: this machine's flags, capped by ONEDNN_MAX_CPU_ISA as
 oneDNN caps them; a tier, as a real CPU of that tier; a profile by name) or for every tier (`all`). The choice
-is held in a ContextVar for the length of a call (`judging`), so the rules in ir/ops/pools.py ask `judge` and
+is held in a ContextVar for the length of a call (`judging`), so the rules in ir/ops/type_refusals.py ask `judge` and
 `one()` rather than take it through every caller; a Program keeps its `selected()` choice for its runs.
 """
 from __future__ import annotations

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import irpool
-from irpool.ir.ops.pools import type_refusal
+from irpool.ir.ops.type_refusals import type_refusal
 
 ov = pytest.importorskip("openvino")
 import openvino.opset1 as o1  # noqa: E402

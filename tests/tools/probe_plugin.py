@@ -113,7 +113,7 @@ def expected(op: str, condition: str, channels: int, name: str) -> str:
     from types import SimpleNamespace
 
     from irpool.ir.read.element_types import element_type
-    from irpool.ir.ops.pools import type_refusal
+    from irpool.ir.ops.type_refusals import type_refusal
     pl = SimpleNamespace(op=op, spec=SimpleNamespace(dilations=(2, 1) if condition == "dilated" else (1, 1)))
     et = element_type(name)
     codes = {r[0] for r in (type_refusal(pl, et, channels=channels),

@@ -10,7 +10,7 @@ from ...opdefs import load
 from ..read import ids
 from ..read.dims import compatible, lenient_dim
 from ..read.ids import PORTS, plain
-from .intake import BODY_TYPES
+from .typed_layers import BODY_TYPES
 from ..ops.pools import POOL_TYPES
 from ..read.parse import BIG_LINE, EDGE_ENDS, belongs, line_of, read_edge
 from ..graph.waits import Pool

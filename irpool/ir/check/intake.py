@@ -1,33 +1,33 @@
-"""Reading a net's layers as they stream in: each <layer> read light or in full, its id, name and signature
-remembered (flat memory: signatures numbered, the rare new ones spilled compressed), its odd <dim>s, a shadowed
-layer of a duplicate id, a Const's element_type, what a Parameter, Const or Convert gives."""
+"""Reading a net's layers as they stream in: each <layer> read light or in full (the quick path takes the common
+layer in the fewest steps), its id, name and signature remembered (flat memory: signatures numbered, the rare new
+ones spilled compressed), its odd <dim>s, what a Parameter, Const or Convert gives. Who a layer says it is
+(identity.py), what a few types need besides (typed_layers.py) and a shadowed layer (shadowed.py) are mixins of
+their own, so that this module holds the reading that every layer goes through."""
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from lxml import etree
 
-from ..read import ids, portmaps
-from ..read.body_ports import bodies_of, declared_inputs
-from ..ops.consts import Const, bytes_problem, data_problem, shape_count
+from ..read import ids
+from ..ops.consts import Const, bytes_problem, shape_count
 from ..read.dims import plain_int, port_dim, text
-from ..read.element_types import const_element_type, const_refusal, element_type, spellings
+from ..read.element_types import const_element_type, element_type
 from ..ops.family import FAMILY_TYPES, is_family
-from ..ops.fold import MOST_KEPT, SHAPE_OPS
+from ..ops.fold import SHAPE_OPS
 from ..graph.built import ROOTS
 from ..ops.pools import POOL_TYPES, is_pooling
-from ..read.opsets import CRASHES, EXPERIMENTAL, SHIPPED, build_crash, builds
+from ..read.op_names import no_op
+from ..read.opsets import CRASHES, SHIPPED
+from .identity import Identity
+from .memos import BUILDS, Memo
 from .parameters import check_output_precisions
-from ..read.parse import REQUIRED, Layer, belongs, content_key, light_ports, line_of, op_type, op_type_of, read_layer
+from ..read.parse import Layer, belongs, content_key, light_ports, line_of, op_type, op_type_of, read_layer
 from .pooling import Outcome
-
-BODY_TYPES = ("TensorIterator", "Loop", "If")      # the ops whose <layer> holds nets
-
+from .shadowed import Shadowed
+from .typed_layers import BODY_TYPES, TypedLayers
 
 _CLEAN_KEYS = 4096        # content keys remembered as clean, at most
-
-
 
 
 _GRAPH_TYPES = frozenset(ROOTS + ("Parameter",))   # the layers graph/built.py is told of, with every layer with inputs
@@ -37,41 +37,9 @@ _PLAIN, _CONST, _OTHER = 0, 1, 2
 _SPECIAL = frozenset(("Parameter", "Convert") + POOL_TYPES + FAMILY_TYPES + BODY_TYPES + ROOTS) | SHAPE_OPS
 
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]*", re.ASCII)     # what an op's or opset's name is made of
-
-
-def no_name(text) -> bool:
-    """Whether a layer's type or version can name no operation or opset, an extension's neither (empty, a blank,
-    a comma, a sign, a digit first, a letter not ASCII: "ReLU ", " opset1", "+opset1", "٣"): read_model refuses
-    the file where it builds the layer (measured, 2026.4.1, on Parameter, Const, ReLU, MaxPool, Result)."""
-    return text is None or _NAME.fullmatch(text) is None
-
-
-def no_op(layer_type) -> bool:
-    """Whether a layer's type names no operation: no_name, or Const in another case (read_model takes every other
-    op's name in any case, and Const by its exact name alone: "const" is refused, measured)."""
-    return no_name(layer_type) or layer_type.lower() == "const" and layer_type != "Const"
-
-
-class _Memo(dict):
-    """A value as written -> what `judge` says of it, remembered for the first 4,096 values (a file's layer
-    types, element types and shapes are few)."""
-    def __init__(self, judge):
-        super().__init__()
-        self.judge = judge
-
-    def __missing__(self, text):
-        said = self.judge(text)
-        if len(self) < 4096:
-            self[text] = said
-        return said
-
-
-_BUILDS = {v: _Memo(lambda t, v=v: builds(t, v)) for v in SHIPPED}   # version -> {type as written -> bool}
-_OPSET = re.compile(r"opset0*[0-9]+", re.IGNORECASE | re.ASCII)      # an opset's name, in any case or digits
-_CONST_TYPES = _Memo(const_element_type)
-_COUNTS = _Memo(shape_count)       # a Const's shape -> how many values it holds (None: read_model refuses it)
-_SHAPE_LIKE = _Memo(lambda written: Const.may_be_shape(None, dict(zip(("element_type", "shape"), written))))
+_CONST_TYPES = Memo(const_element_type)
+_COUNTS = Memo(shape_count)       # a Const's shape -> how many values it holds (None: read_model refuses it)
+_SHAPE_LIKE = Memo(lambda written: Const.may_be_shape(None, dict(zip(("element_type", "shape"), written))))
 #               (a Const's element_type, shape) as written -> whether it may be a shape input (Const.may_be_shape)
 
 
@@ -84,7 +52,7 @@ def _kind(written) -> int:
         or written.lower() in CRASHES else _PLAIN
 
 
-_KINDS = _Memo(_kind)           # a type attribute as written -> _PLAIN, _CONST or _OTHER
+_KINDS = Memo(_kind)           # a type attribute as written -> _PLAIN, _CONST or _OTHER
 
 
 _NOT_DIM = etree.XPath("count(layer/*/port/*) - count(layer/*/port/dim)")
@@ -96,7 +64,9 @@ def _only_dims(holder) -> bool:
     return not _NOT_DIM(holder)
 
 
-class Intake:
+class Intake(Identity, TypedLayers, Shadowed):
+    """Every layer of a net as it is read (a mixin of check's Net, with the mixins named above)."""
+
     def layers(self, holder, n) -> None:
         """A batch of <layers>' children, each read light where it can be (the common case) or in full."""
         problems = self.doc.problems
@@ -147,7 +117,7 @@ class Intake:
         if kind == _OTHER or el.tag != "layer":
             return False
         name, version = get("name"), get("version")
-        if lid is None or name is None or version not in SHIPPED or not _BUILDS[version][written] \
+        if lid is None or name is None or version not in SHIPPED or not BUILDS[version][written] \
                 or not ids.plain(lid) or self.seen.row(lid) is not None:
             return False
         ports = light_ports(el, plain, checked=True)
@@ -179,84 +149,6 @@ class Intake:
             return None
         self.keep_const(el, lid, data)
         return given
-
-    def id_problems(self, el, lid, ltype) -> str | None:
-        """The attributes every layer of a net needs, and an id read_model reads (ids.py); the id as it reads it
-        (as written where it refuses it)."""
-        if self.doc.is_snippet:
-            return lid
-        if lid is None or ltype is None or el.get("name") is None or el.get("version") is None:
-            missing = [a for a in REQUIRED if el.get(a) is None]
-            self.finding("bad-structure", f"<layer> lacks {', '.join(missing)}: OpenVINO requires id, name, type"
-                         " and version on every layer, and refuses the file", line_of(el), el=el)
-            return lid
-        version = el.get("version")
-        if no_op(ltype):
-            self.build_time.append(len(self.report.findings))      # (read_model judges it where it builds it)
-            self.finding("bad-structure", f'type="{ltype}" names no operation: read_model refuses the file ("Opset'
-                         f' {version} doesn\'t contain the operation with type: {ltype}")', line_of(el), el=el)
-        elif version not in SHIPPED and ltype not in POOL_TYPES:     # (a pool's: layers.op_name says it)
-            self.version_problem(el, ltype, version, lid)
-        elif ltype not in POOL_TYPES and ltype not in FAMILY_TYPES and not _BUILDS[version][ltype]:
-            self.build_time.append(len(self.report.findings))      # (read_model judges it where it builds it)
-            self.finding("unknown-opset", f'type="{ltype}": {version} has no such operation, and read_model refuses'
-                         f' the file ("Opset {version} doesn\'t contain the operation with type: {ltype}")',
-                         line_of(el), el=el)
-        read = ids.number(lid)
-        if read is None:
-            self.finding("bad-structure", ids.refusal("layer", "id", lid), line_of(el), el=el)
-        return read or lid
-
-    def version_problem(self, el, ltype, version, lid) -> None:
-        """A version that names no opset OpenVINO ships (schemas/openvino.json "opset_names"): refused, unless an
-        extension registers it (a warning) where it is not one of those opsets written otherwise; "experimental"
-        and "extension" hold a few types read_model builds without one (opsets.py): no warning for those."""
-        if version in EXPERIMENTAL and builds(ltype, version):
-            return                                          # (read_model builds these few: measured)
-        said = f'("Cannot create {ltype} layer {el.get("name")} id:{lid} from unsupported opset: {version}")'
-        self.build_time.append(len(self.report.findings))          # (read_model judges it where it builds it)
-        if no_name(version):
-            self.finding("bad-structure", f'version="{version}" names no opset: read_model refuses the file {said}',
-                         line_of(el), el=el)
-        elif _OPSET.fullmatch(version):
-            self.finding("unknown-opset", f'version="{version}": OpenVINO ships opset1 to opset17, written so, and'
-                         f" read_model refuses the file {said}", line_of(el), el=el)
-        else:
-            self.finding("extension-opset", f'version="{version}" names no opset OpenVINO ships (opset1 to opset17):'
-                         f" read_model refuses the file {said}, unless an extension registers that opset",
-                         line_of(el), el=el)
-
-    def by_type(self, el, lid, ltype):
-        """What a TensorIterator, Loop or If (its bodies), a Const (its type and, if it may be a shape input, its
-        <data>), a Result, or a shape op needs kept or judged; a Const's element type."""
-        if ltype in BODY_TYPES:
-            for code, message, line in portmaps.problems(el):
-                self.build_time.append(len(self.report.findings))
-                self.finding(code, message, line, el=el)
-            declared = declared_inputs(el)
-            self.holder_types[lid] = declared[1]
-            for body in bodies_of(el):
-                self.body(el, body, declared)
-        elif ltype == "Const":
-            data = el.find("data")
-            given = self.const_type(el, data)
-            problem = data_problem(data, given, self.weights)
-            if problem is not None:
-                self.build_time.append(len(self.report.findings))  # (read_model judges it where it builds it)
-                self.faulty_consts.add(lid)
-                self.finding(problem[0], f"Const {problem[1]}", line_of(data if data is not None else el), el=el)
-            self.keep_const(el, lid, data)
-            self.port_count(el)
-            return given
-        elif ltype == "Result":
-            self.port_count(el)
-        elif ltype in SHAPE_OPS and len(self.shape_ops) < MOST_KEPT:
-            self.shape_ops[lid] = read_layer(el, [])        # (its problems are found below, as for any layer)
-        crash = build_crash(el, ltype)
-        if crash is not None:
-            self.build_time.append(len(self.report.findings))  # (read_model judges it where it builds it)
-            self.finding("bad-structure", crash, line_of(el), el=el)
-        return None
 
     def const_read(self, given, el) -> None:
         """The Const just remembered: the type it gives; where the weights file is missing, its row and line (read_model
@@ -301,64 +193,6 @@ class Intake:
         et = self.types.source_type(row)
         if layer_type == "Convert" and et is not None and et.name != "bf16":
             self.converts.append(row)
-
-    def const_type(self, el, data):
-        """A Const's element_type (`data`: its <data>) must name a type as OpenVINO reads it there
-        (elements.const_spellings: "u8 ", "u9", "FP32", "F32": read_model refuses the file, used or not); the
-        type, or None."""
-        text = data.get("element_type") if data is not None else None
-        et = const_element_type(text)
-        if text is not None and et is None:
-            self.finding("bad-attribute", f'Const element_type="{text}" is not an element type as OpenVINO names them:'
-                         f' read_model refuses the file ("{const_refusal(text)}")', line_of(data), el=el)
-        return et
-
-    def shadowed(self, el, lid, ltype) -> None:
-        """A layer whose id a later <layer> takes again. OpenVINO's reader keeps the last layer of an id and builds
-        it alone: of this one it checks only what it checks of every layer (its <dim>s, its output precisions),
-        but a Result or Assign still makes the id a root, and a Parameter a place among the inputs, where the
-        later layer is built before the layers after it (measured: tests/ir/test_duplicate_ids.py)."""
-        line = line_of(el)
-        for side in ("input", "output"):
-            for holder in el.iterchildren(side):
-                for p in holder.iterchildren("port"):
-                    if side == "output" and p.get("precision") not in spellings():
-                        self.finding("bad-structure", f"output port {p.get('id')} precision={p.get('precision')!r}:"
-                                     " read_model refuses the file, whatever layer takes this id later", line, el=el)
-                    for d in p.iterchildren("dim"):
-                        try:
-                            port_dim(d.text)
-                        except ValueError as e:
-                            self.finding("bad-structure", f"{side} port {p.get('id')}: <dim>{d.text or ''}</dim> is"
-                                         f" not a dimension ({e}): read_model refuses the file, whatever layer takes"
-                                         " this id later", line_of(d), el=el)
-        self.finding("shadowed-layer", f"layer id {lid} is given again to a later layer: OpenVINO builds only the"
-                     f" last layer with an id, and ignores this {ltype}", line, el=el)
-        if ltype in ROOTS:
-            self.rooted.add(lid)
-        elif ltype == "Parameter":
-            if self.doc.ir_version == "10":
-                self.v10_params.append((lid, line, el))
-            self.param_slots[lid] = frozenset(self.param_order)
-            self.param_order.append(lid)
-
-    def port_count(self, el) -> None:
-        """A Const has one output port and no input, a Result at most one output port (measured, 2026.4.1): from
-        IR v11 on, read_model makes a port of each <port> of the first <input> and <output> and refuses the ones
-        the op has not ("node index is out of range"), where it builds the layer."""
-        if self.doc.ir_version == "10":
-            return
-        outs = next((len(h) for h in el.iterchildren("output")), 0)        # (the first of each: OpenVINO's)
-        ins = next((len(h) for h in el.iterchildren("input")), 0)
-        if el.get("type") == "Const" and (outs > 1 or ins):
-            said = f"a Const has one output port and no input, the layer declares {outs} and {ins}"
-        elif el.get("type") == "Result" and outs > 1:
-            said = f"a Result takes at most one output port, the layer declares {outs}"
-        else:
-            return
-        self.build_time.append(len(self.report.findings))
-        self.finding("bad-structure", f"{said}: read_model refuses the file (\"node index is out of range\")",
-                     line_of(el), el=el)
 
     def layer(self, layer: Layer, key=None) -> None:
         """A layer read in full: a pooling or Parameter layer, or one the light reading found odd. `key`:

@@ -16,7 +16,8 @@ from ...opdefs import load
 from ..ops import negpads
 from ..read.dims import DYNAMIC, compatible, text
 from ..read.element_types import element_type
-from ..ops.pools import check_dims, empty_window_refusal, interpret, small_output_refusal
+from ..ops.pools import check_dims, interpret
+from ..ops.type_refusals import empty_window_refusal, small_output_refusal
 from ..read.parse import Layer
 
 

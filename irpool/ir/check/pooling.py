@@ -13,7 +13,8 @@ from ..ops import consts, fold, inference, negpads
 from . import judge
 from ..read.element_types import element_type
 from ..ops.family import interpret_family, is_family, shape_input_name, validation_refusal
-from ..ops.pools import kept_in_type, op_name, type_refusal
+from ..ops.pools import op_name
+from ..ops.type_refusals import kept_in_type, type_refusal
 from .parameters import input_precision
 from ..read.parse import Layer
 from ..graph.waits import KeepConst
@@ -60,8 +61,8 @@ class Pooling:
                          " judges the compiled one", layer.data_line, layer)
 
     def type_verdicts(self, layer: Layer, pl, et, x_dims, line) -> None:
-        """What the CPU plugin does with a pooling layer on element type `et` (ir/ops/pools.py type_refusal, per CPU
-        tier): said now; or once the edges say whether its indices output is used; or in finish, where its
+        """What the CPU plugin does with a pooling layer on element type `et` (ir/ops/type_refusals.py type_refusal,
+        per CPU tier): said now; or once the edges say whether its indices output is used; or in finish, where its
         output may reach a layer the plugin runs as f32 (kept_in_type)."""
         channels = x_dims[1] if x_dims else None
         refusal = None if self.types.pool(pl, et, x_dims, line, layer) else type_refusal(

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from ...opdefs import load
 from ..read.element_types import element_type, parameter_element_type
-from ..ops.pools import kept_in_type, layout_dependent, type_refusal
+from ..ops.type_refusals import kept_in_type, layout_dependent, type_refusal
 
 
 _PARAMETERS = 4096       # Parameters whose element type is kept for the pools they feed (real nets have few)

@@ -1,0 +1,22 @@
+"""Values as written, remembered with what a rule says of them: a file's layer types, element types and shapes are
+few, so check's intake (its quick path above all) and its identity checks look each up in one dict step."""
+from __future__ import annotations
+
+from ..read.opsets import SHIPPED, builds
+
+
+class Memo(dict):
+    """A value as written -> what `judge` says of it, remembered for the first 4,096 values (a file's layer
+    types, element types and shapes are few)."""
+    def __init__(self, judge):
+        super().__init__()
+        self.judge = judge
+
+    def __missing__(self, text):
+        said = self.judge(text)
+        if len(self) < 4096:
+            self[text] = said
+        return said
+
+
+BUILDS = {v: Memo(lambda t, v=v: builds(t, v)) for v in SHIPPED}   # version -> {type as written -> bool}
