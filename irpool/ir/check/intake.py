@@ -19,7 +19,8 @@ from ..graph.built import ROOTS
 from ..ops.pools import POOL_TYPES, is_pooling
 from ..read.opsets import CRASHES, EXPERIMENTAL, SHIPPED, build_crash, builds
 from .parameters import check_output_precisions
-from ..read.parse import REQUIRED, Layer, belongs, content_key, light_ports, line_of, op_type, op_type_of, read_layer
+from ..read.layer_edge import REQUIRED, Layer, content_key, light_ports, op_type, op_type_of, read_layer
+from ..read.structure import belongs, line_of
 from .pooling import Outcome
 
 BODY_TYPES = ("TensorIterator", "Loop", "If")      # the ops whose <layer> holds nets

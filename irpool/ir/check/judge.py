@@ -17,7 +17,7 @@ from ..ops import negpads
 from ..read.dims import DYNAMIC, compatible, text
 from ..read.element_types import element_type
 from ..ops.pools import check_dims, empty_window_refusal, interpret, small_output_refusal
-from ..read.parse import Layer
+from ..read.layer_edge import Layer
 
 
 class Said(NamedTuple):

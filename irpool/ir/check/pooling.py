@@ -15,7 +15,7 @@ from ..read.element_types import element_type
 from ..ops.family import interpret_family, is_family, shape_input_name, validation_refusal
 from ..ops.pools import kept_in_type, op_name, type_refusal
 from .parameters import input_precision
-from ..read.parse import Layer
+from ..read.layer_edge import Layer
 from ..graph.waits import KeepConst
 
 
