@@ -1,5 +1,5 @@
 """Ideas for reading the ports of the layers irpool does not model in lxml's C instead of Python, timed against
-what check does now (parse.light_ports, one layer at a time) and against OpenVINO's read_model of the file.
+what check does now (layer_edge.light_ports, one layer at a time) and against OpenVINO's read_model of the file.
 
 check compares, for every edge, the producer's output dims with the consumer's input dims, so it reads every
 port of every layer. Each idea below yields the same thing for the layers of one <layers> element: per layer its
@@ -16,7 +16,7 @@ import sys
 
 from lxml import etree
 
-from irpool.ir.read.parse import light_ports
+from irpool.ir.read.layer_edge import light_ports
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from timing import best_of  # noqa: E402

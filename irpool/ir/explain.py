@@ -15,7 +15,7 @@ from .ops import negpads
 from .check.passes import check
 from .read.dims import DYNAMIC, compatible, text
 from .read.ids import key
-from .read.parse import MAX_BYTES
+from ..limits import MAX_BYTES
 
 
 def _same_pads(p, auto_pad: str) -> str:

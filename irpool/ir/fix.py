@@ -20,7 +20,9 @@ from ..report import Fixed
 from .check.passes import check
 from .read.dims import lenient_dim
 from .read.ids import key
-from .read.parse import MAX_BYTES, PARSER_OPTIONS, line_of
+from ..limits import MAX_BYTES
+from .read.document import PARSER_OPTIONS
+from .read.structure import line_of
 
 _TOKENS = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|<dim(?=[\s/>])[^>]*>", re.S)
 _CLOSE = re.compile(rb"</dim\s*>")

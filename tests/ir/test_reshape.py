@@ -12,7 +12,7 @@ ov = pytest.importorskip("openvino")
 nn, F = torch.nn, torch.nn.functional
 
 from irpool.ir.shape import reshape  # noqa: E402
-from irpool.ir.read.parse import Document, parse  # noqa: E402
+from irpool.ir.read.document import Document, parse  # noqa: E402
 
 pytestmark = [pytest.mark.openvino]
 

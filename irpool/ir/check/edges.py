@@ -12,7 +12,8 @@ from ..read.dims import compatible, lenient_dim
 from ..read.ids import PORTS, plain
 from .typed_layers import BODY_TYPES
 from ..ops.pools import POOL_TYPES
-from ..read.parse import BIG_LINE, EDGE_ENDS, belongs, line_of, read_edge
+from ..read.structure import BIG_LINE, belongs, line_of
+from ..read.layer_edge import EDGE_ENDS, read_edge
 from ..graph.waits import Pool
 
 _EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in EDGE_ENDS]

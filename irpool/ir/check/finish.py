@@ -13,7 +13,7 @@ from ..read.dims import lenient_dim
 from ..read.element_types import element_type
 from ..read.ids import key
 from .judge import fix_of
-from ..read.parse import Layer
+from ..read.layer_edge import Layer
 from ..graph.waits import Duplicate, Outer
 
 _DECLARED = ("shape-mismatch", "edge-mismatch")   # declared dims: wrong whether or not OpenVINO builds the layer

@@ -9,7 +9,8 @@ from ..ops.family import FAMILY_TYPES
 from ..ops.pools import POOL_TYPES
 from ..read.op_names import no_name, no_op
 from ..read.opsets import EXPERIMENTAL, SHIPPED, builds
-from ..read.parse import REQUIRED, line_of
+from ..read.layer_edge import REQUIRED
+from ..read.structure import line_of
 from .memos import BUILDS
 
 _OPSET = re.compile(r"opset0*[0-9]+", re.IGNORECASE | re.ASCII)      # an opset's name, in any case or digits

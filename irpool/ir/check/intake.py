@@ -22,7 +22,8 @@ from ..read.opsets import CRASHES, SHIPPED
 from .identity import Identity
 from .memos import BUILDS, Memo
 from .parameters import check_output_precisions
-from ..read.parse import Layer, belongs, content_key, light_ports, line_of, op_type, op_type_of, read_layer
+from ..read.layer_edge import Layer, content_key, light_ports, op_type, op_type_of, read_layer
+from ..read.structure import belongs, line_of
 from .pooling import Outcome
 from .shadowed import Shadowed
 from .typed_layers import BODY_TYPES, TypedLayers

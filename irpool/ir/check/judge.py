@@ -18,7 +18,7 @@ from ..read.dims import DYNAMIC, compatible, text
 from ..read.element_types import element_type
 from ..ops.pools import check_dims, interpret
 from ..ops.type_refusals import empty_window_refusal, small_output_refusal
-from ..read.parse import Layer
+from ..read.layer_edge import Layer
 
 
 class Said(NamedTuple):

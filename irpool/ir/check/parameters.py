@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from ..read.dims import compatible, parse_shape, shape_text, text
 from ..read.element_types import element_type, parameter_element_type, spellings
-from ..read.parse import Layer
+from ..read.layer_edge import Layer
 
 # Parameter element types the CPU plugin refuses whatever reads the Parameter (OpenVINO 2026.4.1, measured on AMD EPYC
 # family 25 model 17; the refusals are the plugin's own input checks, which do not branch on the CPU)

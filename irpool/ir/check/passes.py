@@ -14,7 +14,9 @@ from ..ops import consts
 from ..shape import reshape
 from ..read.body_ports import bodies_of, declared_inputs
 from .state import Net
-from ..read.parse import MAX_BYTES, Document, read_layer
+from ...limits import MAX_BYTES
+from ..read.document import Document
+from ..read.layer_edge import read_layer
 from ..read.sources import opened_source
 
 

@@ -16,7 +16,7 @@ from ..ops.family import interpret_family, is_family, shape_input_name, validati
 from ..ops.pools import op_name
 from ..ops.type_refusals import kept_in_type, type_refusal
 from .parameters import input_precision
-from ..read.parse import Layer
+from ..read.layer_edge import Layer
 from ..graph.waits import KeepConst
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..graph.built import ROOTS
 from ..read.dims import port_dim
 from ..read.element_types import spellings
-from ..read.parse import line_of
+from ..read.structure import line_of
 
 
 class Shadowed:

@@ -15,7 +15,7 @@ from .finish import Finish
 from ..graph.built import Graph
 from .intake import Intake
 from .parameters import Parameters
-from ..read.parse import Document
+from ..read.document import Document
 from .pooling import Pooling
 from ..graph.signatures import Signatures
 from ..graph.waits import Waits

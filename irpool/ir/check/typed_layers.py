@@ -9,7 +9,8 @@ from ..ops.consts import data_problem
 from ..read.element_types import const_element_type, const_refusal
 from ..ops.fold import MOST_KEPT, SHAPE_OPS
 from ..read.opsets import build_crash
-from ..read.parse import line_of, read_layer
+from ..read.layer_edge import read_layer
+from ..read.structure import line_of
 
 BODY_TYPES = ("TensorIterator", "Loop", "If")      # the ops whose <layer> holds nets
 

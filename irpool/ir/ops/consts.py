@@ -15,7 +15,7 @@ from ...errors import IRError
 from ..read import ids
 from ..read.ids import key
 from .pools import int_list
-from ..read.parse import line_of
+from ..read.structure import line_of
 
 SHAPE_TYPES = {"i32": "<i4", "i64": "<i8", "u32": "<u4", "u64": "<u8", "i8": "i1", "u8": "u1", "i16": "<i2",
                "u16": "<u2"}

@@ -13,7 +13,7 @@ from ...errors import IRError
 from ...opdefs import load
 from ..read.dims import DYNAMIC, text
 from .pools import parse_attr, op_name
-from ..read.parse import Layer
+from ..read.layer_edge import Layer
 
 FAMILY_TYPES = ("AdaptiveAvgPool", "AdaptiveMaxPool", "ReduceMean", "ReduceMax")
 

@@ -12,7 +12,7 @@ import numpy as np
 from ...errors import IRError
 from ...opdefs import load
 from . import consts, shape_ops
-from ..read.parse import Layer
+from ..read.layer_edge import Layer
 
 MOST_STEPS = 32           # ops followed back from a shape input at most: a cycle, or not a shape computation
 MOST_KEPT = 1 << 14       # shape op layers a net keeps for folding, at most (memory stays flat on any file)

@@ -14,7 +14,7 @@ from ...opdefs import load
 from . import negpads
 from ..read.dims import plain_int
 from ..read.element_types import element_type
-from ..read.parse import Layer
+from ..read.layer_edge import Layer
 
 POOL_TYPES = ("MaxPool", "AvgPool")
 # An integer as OpenVINO's IR reader takes it (C++ stream extraction): leading spaces, an optional minus (no

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...opdefs import load
 from . import consts
-from ..read.parse import Layer
+from ..read.layer_edge import Layer
 
 
 class Unknown(Exception):

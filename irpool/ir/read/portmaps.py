@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from . import ids
 from .ids import key
-from .parse import line_of
+from .structure import line_of
 
 _MAPS = {"TensorIterator": (("body", "port_map"),), "Loop": (("body", "port_map"),),
          "If": (("then_body", "then_port_map"), ("else_body", "else_port_map"))}
@@ -66,13 +66,19 @@ def problems(el) -> list:
                             " descriptions\")", line_of(pm)))
             out += _back_edges(el, layers, where)
     if kind == "If" and len(counts) == 2:
-        (_, then, pm), (_, other, _) = counts
-        if then != other or not then or then != outputs:
-            out.append(("bad-structure", f"If id={el.get('id')}: its then_port_map maps {then} outputs, its"
-                        f" else_port_map {other}, and it has {outputs} output ports: read_model refuses the file"
-                        " (each output must come from one Result of each branch: \"Incorrect associating\")",
-                        line_of(pm)))
+        out += _branches(el, counts, outputs)
     return out
+
+
+def _branches(el, counts, outputs) -> list:
+    """An If's two port maps: each must map as many outputs as the If has output ports, and at least one."""
+    (_, then, pm), (_, other, _) = counts
+    if then != other or not then or then != outputs:
+        return [("bad-structure", f"If id={el.get('id')}: its then_port_map maps {then} outputs, its"
+                 f" else_port_map {other}, and it has {outputs} output ports: read_model refuses the file"
+                 " (each output must come from one Result of each branch: \"Incorrect associating\")",
+                 line_of(pm))]
+    return []
 
 
 _UNSIGNED = ("axis", "internal_layer_id")       # an <input>'s, read as get_uint64_attr reads them (an <output>'s

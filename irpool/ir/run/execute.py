@@ -16,7 +16,7 @@ from ..read.element_types import element_type, of_dtype
 from ..ops.family import interpret_family, shape_input_name
 from ..ops.pools import check_dims, interpret
 from ..ops.type_refusals import type_refusal
-from ..read.parse import Layer
+from ..read.layer_edge import Layer
 
 _CHECKED = 1024       # input shapes and types remembered as checked, per program, at most
 

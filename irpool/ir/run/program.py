@@ -14,7 +14,10 @@ from ..ops.consts import Const
 from .execute import bind_inputs, execute, execute_family, feed, shape_input
 from ..ops.family import FAMILY_TYPES, is_family
 from ..ops.pools import POOL_TYPES, is_pooling, op_name
-from ..read.parse import MAX_BYTES, REQUIRED, Document, Layer, content_key, line_of, op_type, read_edge, read_layer
+from ...limits import MAX_BYTES
+from ..read.layer_edge import REQUIRED, Layer, content_key, op_type, read_edge, read_layer
+from ..read.document import Document
+from ..read.structure import line_of
 from ..read.table import LayerTable
 
 RUNNABLE = ("Parameter", "Result", "MaxPool", "AvgPool")

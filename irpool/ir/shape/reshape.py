@@ -18,7 +18,8 @@ from ..ops.consts import Const
 from ...given import fits, unknown
 from ..read.dims import bounds, parse_shape, shape_text
 from ..read.ids import key
-from ..read.parse import Document, Layer
+from ..read.document import Document
+from ..read.layer_edge import Layer
 from .rules import MOST_VALUES, RULES as _RULES, Refused, Tensor, Unknown, pool, who
 from .slices import RULES as _SLICES
 

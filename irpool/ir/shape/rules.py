@@ -13,7 +13,7 @@ from ...core.shape import out_length
 from ...errors import IRError
 from ..ops import consts, negpads, shape_ops
 from ..ops.pools import interpret
-from ..read.parse import Layer
+from ..read.layer_edge import Layer
 from ..ops.shape_ops import Refused, Unknown
 
 MOST_VALUES = consts.MOST_VALUES       # values carried per tensor, at most: shape subgraphs hold a few
