@@ -92,8 +92,8 @@ def test_shape_mistakes_exit_2_naming_the_input(tmp_path):
     assert report.unchecked and "give --shape" in report.summary
     assert not irpool.check(path, shapes={"x": (1, 3, 9, 9)}).unchecked
     for given, said in [("y=1,3,17,17", "no input named 'y' (its inputs: 'x')"),
-                        ("x=1,3", "2 dims, but input 'x' is [?,3,?,?], of rank 4"),
-                        ("x=1,4,9,9", "dim 1 is 4, but input 'x' declares [?,3,?,?]")]:
+                        ("x=1,3", "2 dims, but input 'x' is [N,3,H,W], of rank 4"),
+                        ("x=1,4,9,9", "dim 1 is 4, but input 'x' declares [N,3,H,W]")]:
         for verb in ("check", "explain"):
             r = cli(verb, path, "--shape", given)
             assert r.returncode == 2 and said in r.stderr, (verb, given, r.stderr)
