@@ -3,10 +3,12 @@ developers may never see must be irpool's verdict and bits for that CPU.
 
 A record is ../shared/cpu-records/<cpu>/record.jsonl (from the repository's root; IRPOOL_CPU_RECORDS names another
 folder) or tests/data/cpu-records/<cpu>/record.jsonl, written by tests/tools/record_plugin.py on that CPU. Each
-case is made again from the recorder's corpus (a case whose hash differs is left out, saying the corpus changed),
-checked for the record's CPU (irpool.cpu.profile: its tier from its flags, and its own bf16 default) and, where
-the plugin compiled it and numpy holds its type, run: the verdict and the sha256 of the output bits must be the
-recorded ones. A folder's verdict/ files (xml with a .txt of OpenVINO's verdict there) are replayed too.
+case is made again from the recorder's corpus (its xml, and its .bin beside it; a case whose hash of both differs
+is left out, saying the corpus changed), checked for the record's CPU (irpool.cpu.profile: its tier from its flags,
+and its own bf16 default) and, where the plugin compiled it and numpy holds its type, run: the verdict and the
+sha256 of the output bits must be the recorded ones. A global pool (record_global.py) is run as `run --layer`
+runs it, its Reduce alone on its input (the recorded Convolution output where one feeds it), in the order of the
+layout its producer gives it. A folder's verdict/ files (xml with a .txt of OpenVINO's verdict there) are replayed too.
 """
 from __future__ import annotations
 
@@ -58,7 +60,7 @@ def _replay(header, rows, tmp_path):
             changed.append(row["id"])
             continue
         path = tmp_path / "case.xml"
-        path.write_text(case["xml"])
+        record_plugin.write_case(case, str(path))          # (and its .bin beside it, where it has weights)
         verdict = said(irpool.check(path, cpu=tier))
         if verdict not in (row["verdict"], "unknown"):
             wrong.append((row["id"], row["verdict"], row.get("class"), verdict))
@@ -67,7 +69,7 @@ def _replay(header, rows, tmp_path):
         if row["verdict"] != "ok" or not row.get("bits") or x is None or row["id"].startswith("convert/"):
             continue
         try:
-            got = irpool.run(path, {"x": x}, cpu=tier)
+            got = _run(path, case, row, x, tier)
         except irpool.IRError as e:                        # (run says where it does not reproduce the plugin)
             if "does not reproduce" in str(e) or "not run" in str(e):
                 continue
@@ -76,6 +78,17 @@ def _replay(header, rows, tmp_path):
         if record_plugin.digest(list(got.values())) != row["bits"]:
             wrong.append((row["id"], "bits", row["bits"][:12], "differ"))
     return wrong, changed, bits
+
+
+def _run(path, case, row, x, tier) -> dict:
+    """irpool's outputs for a case: the net run whole, or a global pool's Reduce alone (layer=: irpool runs no
+    Convolution) on its input, the Parameter's or, after a Convolution, what the plugin computed there (recorded:
+    its bits depend on the CPU), in the order of the layout its producer gives it (Producers, as run --layer)."""
+    if case.get("layer") is None:
+        return irpool.run(path, {"x": x}, cpu=tier)
+    if case.get("conv_result") is not None:
+        x = record_plugin.kept(row["reduce_input"])
+    return irpool.run(path, x, layer=case["layer"], cpu=tier)
 
 
 @pytest.mark.parametrize("record", _records() or [pytest.param(None, marks=pytest.mark.skip(

@@ -3,21 +3,26 @@
     python tests/tools/record_plugin.py --out record.jsonl
 
 One JSONL file: a header line (the CPU: vendor, family, model, model name, every /proc/cpuinfo flag; OpenVINO's
-version; the corpus version), then one line per case: its id, the sha256 of its xml (and bin), the verdict of
-read_model + compile_model with the default configuration (ok / refused), the class of the message (validation:
-read_model; kernels: no kernel among this CPU's, "Supported primitive descriptors list is empty" or a reorder
-oneDNN cannot create; plugin: compile_model elsewhere; crash: the process ended), and the sha256 of the output
-bits of one inference with a fixed input, compiled with INFERENCE_PRECISION_HINT=f32 (what irpool's run computes).
-Cases run in a child process, restarted after a crash.
+version; the corpus version), then one line per case: its id, the sha256 of its files (the xml, then the bin where
+it has one: a change to either is a changed case), the verdict of read_model + compile_model with the default
+configuration (ok / refused), the class of the message (validation: read_model; kernels: no kernel among this
+CPU's, "Supported primitive descriptors list is empty" or a reorder oneDNN cannot create; plugin: compile_model
+elsewhere; crash: the process ended), and the sha256 of the output bits of one inference with a fixed input,
+compiled with INFERENCE_PRECISION_HINT=f32 (what irpool's run computes); after a Convolution, the Reduce's input
+as the plugin computed it (reduce_input: dtype, shape, base64), outside the hash. Cases run in a child process,
+restarted after a crash, each case's .bin written beside its .xml (same stem).
 
-The corpus is made here, from seeds, by hand-written IR text (version 2: every element type through every pooling
+The corpus is made here, from seeds, by hand-written IR text (version 3: every element type through every pooling
 op, pools before a Convert, the 4-bit types' channel blocks, negative pads, the differential test's random
-layers): the same bytes on every machine for one CORPUS_VERSION (change the version whenever a case changes). tests/ir/test_cpu_records.py regenerates it, checks
-each file's hash and replays the record: irpool's verdict and bits for the record's CPU must be the recorded ones.
+layers, and the global pools of record_global.py, planar and channels-last, with planted ties and NaNs): the same
+bytes on every machine for one CORPUS_VERSION (change the version whenever a case changes: a record of another
+version is skipped by the replay). tests/ir/test_cpu_records.py regenerates it, checks each case's hash and
+replays the record: irpool's verdict and bits for the record's CPU must be the recorded ones.
 """
 from __future__ import annotations
 
 import argparse
+import base64
 import hashlib
 import json
 import os
@@ -28,7 +33,7 @@ import time
 
 import numpy as np
 
-CORPUS_VERSION = "2"
+CORPUS_VERSION = "3"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Every element type an IR port can name but string and dynamic, with its precision name.
@@ -101,7 +106,8 @@ def corpus() -> list[dict]:
         for c in (2, 8, 16, 17, 24, 32):
             cases.append(dict(id=f"block/{name}/C{c}", type=name, shape=[1, c, 4, 4],
                               xml=net(name, [1, c, 4, 4], "AvgPool-1", POOLS["AvgPool-1"])))
-    return cases + _negative_pads() + _differential()
+    from record_global import global_pools
+    return cases + _negative_pads() + _differential() + global_pools()
 
 
 def _negative_pads() -> list[dict]:
@@ -157,6 +163,9 @@ def input_for(case) -> np.ndarray | None:
         return rng.integers(max(info.min, -1000), min(info.max, 1000), case["shape"], endpoint=True).astype(dtype)
     x = rng.standard_normal(case["shape"]).astype(np.float32) * 4
     x[rng.random(x.shape) < 0.1] = -0.0
+    if case.get("plant"):
+        from record_global import planted
+        x = planted(x, case["plant"], rng)
     if dtype == "bfloat16":
         import ml_dtypes
         return x.astype(ml_dtypes.bfloat16)
@@ -164,8 +173,18 @@ def input_for(case) -> np.ndarray | None:
 
 
 def sha256_of(case) -> str:
-    """The hash a record keeps of a case's file (its xml; the corpus has no weights)."""
-    return hashlib.sha256(case["xml"].encode()).hexdigest()
+    """The hash a record keeps of a case's files: its xml, then its bin (the global pools' weights and axes; the
+    other cases have none: the xml alone)."""
+    return hashlib.sha256(case["xml"].encode() + case.get("bin", b"")).hexdigest()
+
+
+def write_case(case, xml_path: str) -> None:
+    """A case's xml at xml_path and, where it has weights, its bin beside it (same stem), as read_model reads it."""
+    with open(xml_path, "w", encoding="utf-8") as f:
+        f.write(case["xml"])
+    if case.get("bin"):
+        with open(xml_path[:-4] + ".bin", "wb") as f:
+            f.write(case["bin"])
 
 
 def folder_flags(folder: str):
@@ -192,10 +211,10 @@ def digest(arrays) -> str:
 _CHILD = r"""
 import json, sys, numpy as np, openvino as ov
 sys.path.insert(0, sys.argv[1])
-from record_plugin import digest, stage_of
+from record_plugin import digest, keep, stage_of
 core = ov.Core()
 for line in sys.stdin:
-    xml, npy = json.loads(line)
+    xml, npy, kept = json.loads(line)
     rec = {"verdict": "ok", "class": None, "bits": None}
     try:
         model = core.read_model(xml)
@@ -211,11 +230,25 @@ for line in sys.stdin:
     if npy and rec["verdict"] == "ok":
         try:
             c = core.compile_model(core.read_model(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-            rec["bits"] = digest([np.asarray(v) for v in c([np.load(npy)]).values()])
+            outs = [np.asarray(v) for v in c([np.load(npy)]).values()]
+            if kept is not None:              # the Reduce's input, a Result of its own: recorded, not hashed
+                rec["reduce_input"] = keep(outs.pop(kept))
+            rec["bits"] = digest(outs)
         except Exception as e:
             rec["bits_refused"] = " ".join(str(e).split())[-200:]
     print(json.dumps(rec), flush=True)
 """
+
+
+def keep(a: np.ndarray) -> dict:
+    """An array as a record keeps it: dtype, shape and its bytes (C order) in base64."""
+    a = np.ascontiguousarray(a)
+    return {"dtype": a.dtype.str, "shape": list(a.shape), "base64": base64.b64encode(a.tobytes()).decode()}
+
+
+def kept(d: dict) -> np.ndarray:
+    """The array `keep` recorded."""
+    return np.frombuffer(base64.b64decode(d["base64"]), np.dtype(d["dtype"])).reshape(d["shape"])
 
 
 def stage_of(message: str) -> str:
@@ -229,13 +262,12 @@ def run_cases(cases, folder: str) -> list[dict]:
     jobs = []
     for n, case in enumerate(cases):
         xml = os.path.join(folder, f"c{n}.xml")
-        with open(xml, "w", encoding="utf-8") as f:
-            f.write(case["xml"])
+        write_case(case, xml)
         x = input_for(case)
         npy = os.path.join(folder, f"c{n}.npy") if x is not None else ""
         if npy:
             np.save(npy, x)
-        jobs.append(json.dumps([xml, npy]) + "\n")
+        jobs.append(json.dumps([xml, npy, case.get("conv_result")]) + "\n")
     out = []
     while len(out) < len(jobs):
         r = subprocess.run([sys.executable, "-c", _CHILD, HERE], input="".join(jobs[len(out):]), text=True,
