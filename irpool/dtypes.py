@@ -24,7 +24,8 @@ def ml_dtype(name: str) -> np.dtype:
         import ml_dtypes
     except ImportError:
         raise IRError(f"element type {name} needs the optional extra {EXTRA} (the ml_dtypes package):"
-                      f" pip install 'irpool[{EXTRA}]'", code="unsupported") from None
+                      f" pip install 'irpool[{EXTRA}]' (from a checkout of irpool: pip install '.[{EXTRA}]')",
+                      code="unsupported") from None
     return np.dtype(getattr(ml_dtypes, name))
 
 

@@ -14,7 +14,8 @@ from ..report import node_label
 from . import wire
 from .attributes import NHWC, OPS
 
-EXTRA = "reading .onnx files needs the optional extra onnx: pip install 'irpool[onnx]'"
+EXTRA = ("reading .onnx files needs the optional extra onnx: pip install 'irpool[onnx]' (from a checkout of irpool:"
+         " pip install '.[onnx]')")
 _DEFAULT_DOMAINS = ("", "ai.onnx")
 
 
