@@ -23,7 +23,7 @@ import numpy as np  # noqa: E402
 import irpool.onnx  # noqa: E402
 from irpool.core import PoolSpec, pool  # noqa: E402
 from irpool.core.reduce_order import global_reduce  # noqa: E402
-from irpool.ir.run.program.execute import reduce_lanes  # noqa: E402
+from irpool.ir.run.execute import reduce_lanes  # noqa: E402
 from irpool.onnx.node import Node  # noqa: E402
 from timing import median_runs  # noqa: E402
 

@@ -88,7 +88,7 @@ ORDERS = {
 def irpool_order(x: np.ndarray, layout: str) -> np.ndarray:
     """irpool's sum for the plugin's layout ('abcd' planar, 'acdb' channels-last) and irpool's width here."""
     from irpool.core.reduce_order import global_reduce
-    from irpool.ir.run.program.execute import reduce_lanes
+    from irpool.ir.run.execute import reduce_lanes
     order = "planar" if layout in ("abcd", "abcde") else "channels_last"
     return global_reduce(x[None], "avg", order, reduce_lanes())[0] * F32(x[0].size)
 CASES = [(64, (7, 7)), (40, (7, 7)), (120, (14, 14)), (17, (6, 6)), (32, (4, 7, 7)), (40, (2, 7, 7))]
