@@ -46,12 +46,12 @@ def windows_text(windows) -> str:
 
 def lowest_text(dtype) -> str:
     """The value OpenVINO's MaxPool gives an empty window of this numpy dtype, as a sentence's object."""
-    dtype = np.dtype(dtype)
     try:
+        dtype = np.dtype(dtype)
         v = _lowest(dtype)
         shown = np.format_float_scientific(v) if dtype.kind == "f" else str(int(v))
-    except (ValueError, TypeError):          # (a type numpy has no limits for: bfloat16, f8)
-        return f"the lowest value of {dtype.name}"
+    except (ValueError, TypeError):          # (a type numpy has no limits for, or no name without ml_dtypes: bf16, f8)
+        return f"the lowest value of {getattr(dtype, 'name', dtype)}"
     return f"{dtype.name}'s lowest value ({shown})"
 
 
