@@ -104,6 +104,10 @@ def _kernel_variants() -> dict:
                                                                 index_element_type="i64", axis=0, shape=[1, 2, -1, 8]))
     out["kernel -3 dynamic, same_upper"] = net_xml(_cfg(kernel=[-3, 3], shape=[1, 2, -1, 8], auto_pad="same_upper"))
     out["kernel -3 dynamic, exclude-pad"] = net_xml(_cfg(kernel=[-3, 3], shape=[1, 2, -1, 8], exclude_pad=True))
+    for pad in ("same_upper", "same_lower"):          # (the slow differential run found same_* apart)
+        for k in ("-3", "4294967297", "2147483648"):
+            for name, h in (("static", 8), ("bounded", "-1..9"), ("unbounded", -1)):
+                out[f"kernel {k} {name}, {pad}"] = net_xml(_cfg(kernel=[k, 3], shape=[1, 2, h, 8], auto_pad=pad))
     return out
 
 
@@ -241,6 +245,7 @@ def test_structure_as_read_model_reads_it(tmp_path):
     verdicts = dict(zip(names, (v for v, _ in openvino_verdicts(paths))))
     # (the variants show both verdicts, so that the test could fail either way)
     assert verdicts["kernel -3 dynamic"] == "ok" and verdicts["kernel -3 static"] == "refused"
+    assert verdicts["kernel -3 unbounded, same_upper"] == "ok" and verdicts["kernel -3 bounded, same_upper"] == "refused"
     assert verdicts["output first"] == "ok" and verdicts["port without id"] == "refused"
     assert verdicts["a second layers, refused"] == "ok" and verdicts["a refused layers, then a second"] == "refused"
 

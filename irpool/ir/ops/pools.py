@@ -228,6 +228,25 @@ def _pads(layer: Layer, op: str, attrs: dict, lenient: list, where: dict):
     return raw_pads
 
 
+def _same_pads_kernel(pl: PoolLayer, dims, file: str | None) -> None:
+    """A kernel read past any input (_HUGE_KERNEL) with auto_pad same_upper/same_lower, as OpenVINO 2026.4.1 takes
+    it (measured, AMD EPYC family 25 model 17, MaxPool-1/8 and AvgPool-1/14 alike): from 2**32 up to 2**63 the
+    plugin has no primitive for it on any axis ("Supported primitive descriptors list is empty"; 2**31 compiles);
+    from 2**63 (written negative) read_model refuses it on a static axis and compile_model on a bounded one, and
+    only an unbounded dynamic axis compiles."""
+    if pl.spec.auto_pad not in ("same_upper", "same_lower") or MAX_DIM not in pl.spec.kernel:
+        return
+    written = [v % (1 << 64) for v in int_list("kernel", pl.layer.data.get("kernel", ""), [])]
+    for i, v in enumerate(written):
+        d = dims[2 + i] if 2 + i < len(dims) else 0
+        unbounded = isinstance(d, tuple) and d[1] is None          # (a static dim is an int, an interval a tuple)
+        if (1 << 32) <= v < (1 << 63) or (v >= (1 << 63) and not unbounded):
+            raise IRError(f'{pl.op}: kernel="{pl.layer.data.get("kernel")}" is read as {v} on spatial axis {i}: with'
+                          f" auto_pad {pl.spec.auto_pad} OpenVINO 2026.4.1 refuses it there (measured: from 2**32 on"
+                          " any axis, from 2**63 on all but an unbounded dynamic one)", code="bad-attribute",
+                          **pl.layer.where(file, pl.layer.data_line))
+
+
 def check_dims(pl: PoolLayer, dims, file: str | None) -> None:
     """OpenVINO's refusals that depend on the input dims (a dynamic dim, an interval, is not judged, as OpenVINO
     judges it only once the shape is known, at inference), and exclude-pad's, which compile makes whatever
@@ -244,6 +263,7 @@ def check_dims(pl: PoolLayer, dims, file: str | None) -> None:
         raise IRError(f"{pl.op}: {why}", code="bad-attribute", **pl.layer.where(file, pl.layer.data_line))
     if dims is None:
         return
+    _same_pads_kernel(pl, dims, file)
     for axis, what in ((0, "Batch size"), (1, "Channel count")):
         if dims[axis] == 0:
             raise IRError(f"{pl.op}: {what} is zero: OpenVINO refuses an input of shape"
