@@ -11,6 +11,7 @@ from ...opdefs import load as load_defs
 from ..ops import consts, fold
 from ..read import ids
 from ..ops.consts import Const
+from .producers import Producers
 from .execute import bind_inputs, execute, execute_family, feed, shape_input
 from ..ops.family import FAMILY_TYPES, is_family
 from ..ops.pools import POOL_TYPES, is_pooling, op_name
@@ -55,36 +56,6 @@ def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = Non
     `inputs`: {Parameter name: array}, or one array for a bare layer. `threads`: how many threads each pooling
     layer may use (None: every core). The same as load(source, layer=, bin=).run(inputs, threads)."""
     return load(source, max_bytes=max_bytes, layer=layer, bin=bin).run(inputs, threads)
-
-
-class Producers:
-    """What one_layer keeps to find the layout the plugin gives a global ReduceMean/ReduceMax (schemas/openvino.json
-    "reduce_layout"): the layers that decide it, and what feeds each layer's input port 0 (at most MOST of each:
-    memory stays bounded on any file)."""
-    MOST = 1 << 18
-    GIVES = {t: kind for kind in ("channels_last", "planar")
-             for t in load_defs("openvino")["reduce_layout"][f"{kind}_after"]}
-
-    def __init__(self):
-        self.kinds, self.feeds = {}, {}
-
-    def see(self, el) -> None:
-        if el.tag == "edge":
-            if el.get("to-port") == "0" and len(self.feeds) < self.MOST:
-                self.feeds[ids.key(el.get("to-layer"))] = ids.key(el.get("from-layer"))
-        elif el.get("type") in self.GIVES and len(self.kinds) < self.MOST:
-            self.kinds[ids.key(el.get("id"))] = self.GIVES[el.get("type")]
-
-    def layout(self, key) -> str:
-        """Walking back through input port 0 to the first layer that decides it (a Convolution: channels_last; a
-        Parameter, a Reshape, ...: planar); a walk that finds neither (past MOST layers): planar."""
-        seen = set()
-        while key in self.feeds and key not in seen:
-            seen.add(key)
-            key = self.feeds[key]
-            if key in self.kinds:
-                return self.kinds[key]
-        return "planar"
 
 
 class Program:
