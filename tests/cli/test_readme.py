@@ -3,6 +3,7 @@ holding a copy of examples/) and prints what README shows, with the exit status 
 gives (0 without one); every python block runs. `...` alone on a line stands for any lines, and a line
 ending in `...` for any line that starts with the rest. docs/codes.md is what `irpool codes --markdown`
 makes of schemas/codes.json, and every docs/ link of README names a file that exists."""
+import importlib.util
 import os
 import pathlib
 import re
@@ -61,6 +62,8 @@ def test_readme_console_examples(folder):
     assert len(blocks) >= 5
     for block in blocks:
         for command, status, expected in _commands(block):
+            if "--against openvino" in command and importlib.util.find_spec("openvino") is None:
+                continue                # (.ci/run's floors: OpenVINO has no wheel for Python 3.9)
             r = subprocess.run(["bash", "-c", command], cwd=folder, env=env, capture_output=True, text=True,
                                timeout=300)
             got = (r.stdout + r.stderr).splitlines()

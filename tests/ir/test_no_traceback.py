@@ -138,6 +138,10 @@ def test_a_dtd_is_refused_in_any_encoding(tmp_path, encoding):
     plain = head + _POOL.format(id=1, extra="")
     for name, text in (("dtd", with_dtd), ("plain", plain)):
         (tmp_path / f"{name}.xml").write_bytes(text.encode(encoding))
+    try:
+        etree.fromstring(plain.encode(encoding))
+    except etree.XMLSyntaxError:                # (the libxml2 of lxml 4.9, .ci/run's floors, reads no UTF-32)
+        pytest.skip(f"this libxml2 {etree.LIBXML_VERSION} does not read {encoding} at all")
     assert irpool.check(str(tmp_path / "plain.xml")).ok
     with pytest.raises(irpool.IRError, match="DTD"):
         irpool.check(str(tmp_path / "dtd.xml"))
