@@ -37,6 +37,7 @@ from numpy.lib.stride_tricks import as_strided
 LAYOUTS = ("planar", "channels_last")
 F32 = np.dtype("float32")
 LOWEST = np.float32(np.finfo(np.float32).min)
+_QUARTER = np.dtype("V16")           # four float32 lanes moved as one item
 
 
 def _m(a, b):
@@ -165,11 +166,76 @@ def _global(x, reduction, layout, width):
         peak = x.reshape(n, c, -1).max(axis=2)
         if not np.isnan(peak).any() and (peak != 0).all():     # every order gives the maximum's one bit pattern
             return np.maximum(peak, LOWEST)
-    if layout == "planar":
-        hw = spatial[-1] * (spatial[-2] if len(spatial) > 1 else 1)
-        total = _planar(x.reshape(n * c, -1, hw), reduction, width).reshape(n, c)
-    else:
-        total = _channels_last(np.ascontiguousarray(np.moveaxis(x, 1, -1)), reduction, blk)
+    hw = spatial[-1] * (spatial[-2] if len(spatial) > 1 else 1)
     if reduction == "avg":
-        total = total / np.float32(math.prod(spatial))
-    return total.astype(F32, copy=False)
+        total = _planar_sum(x.reshape(n * c, -1, hw), width).reshape(n, c) if layout == "planar" else \
+            _channels_last_sum(x, blk)
+        return (total / np.float32(math.prod(spatial))).astype(F32, copy=False)
+    if layout == "planar":
+        return _planar(x.reshape(n * c, -1, hw), reduction, width).reshape(n, c)
+    return _channels_last(np.ascontiguousarray(np.moveaxis(x, 1, -1)), reduction, blk)
+
+
+def _planar_sum(x, width):
+    """(planes, depth, HW) -> (planes,): _planar's sums without their start values (adding +0.0 first changes
+    nothing but a -0.0, and a plane's total starts at +0.0, where the sign of a zero lane or tree is lost either
+    way). The taps in vectors are moved four floats (one 16-byte item) at a time into (taps / 4, planes, 4): a
+    vector's lanes k = 4a + j of every plane are then one contiguous row of (width / 4) x planes x 4 floats,
+    which einsum adds row after row (its inner loop along the row), and the lanes come out in the quarters
+    horiz_reduce_store adds; the taps left over are one numpy add each."""
+    p, depth, hw = x.shape
+    step = max(8, width)
+    full = hw // step * step
+    total = np.zeros(p, F32)
+    for d in range(depth):
+        plane = x[:, d]
+        if full:
+            quads = np.ascontiguousarray(plane[:, :full].view(_QUARTER).T).view(F32)
+            lanes = np.add.reduce(quads.reshape(full // width, -1), axis=0).reshape(width // 4, p, 4)
+            np.add(_horizontal_sum(lanes), total, out=total)
+        for j in range(full, hw):
+            np.add(total, plane[:, j], out=total)
+    return total
+
+
+def _horizontal_sum(q):
+    """A vector's lanes as (width / 4, planes, 4) quarters -> (planes,): _horizontal's additions, an AVX-512
+    vector's quarters (q0 + q1) + (q2 + q3), an AVX2 vector's halves h0 + h1, then (l0 + l1) + (l2 + l3)."""
+    q = (q[0] + q[1]) + (q[2] + q[3]) if len(q) == 4 else q[0] + q[1] if len(q) == 2 else q[0]
+    return (q[:, 0] + q[:, 1]) + (q[:, 2] + q[:, 3])
+
+
+def _channels_last_sum(x, blk):
+    """(n, c, *spatial) -> (n, c): _channels_last's sums on x as numpy holds it (channels-first), the channels in
+    whole blocks by _row_sums, the others (and every channel where ReduceDH_opt does not apply) from a copy
+    with the channels last, one tap after the other."""
+    n, c = x.shape[:2]
+    spatial = x.shape[2:]
+    if len(spatial) == 3 and spatial[0] == 1:
+        spatial = spatial[1:]
+    whole = c // blk * blk if len(spatial) == 2 and spatial[0] > 1 and spatial[1] > 1 else 0
+    out = np.empty((n, c), F32)
+    if whole:
+        out[:, :whole] = _row_sums(x[:, :whole].reshape((n, whole) + spatial))
+    if whole < c:
+        rest = x[:, whole:].reshape(n, c - whole, -1)
+        out[:, whole:] = _sum_chain(None, np.ascontiguousarray(np.moveaxis(rest, 1, -1)))
+    return out
+
+
+def _row_sums(x):
+    """(n, c, H, W) -> (n, c): each row from +0.0 one tap at a time, then the rows in order from +0.0. Rows of
+    at most 8 taps: one numpy add per tap over every row and one per row (the sums without their +0.0 starts
+    differ only in a sum of -0.0s, which the +0.0 added last turns to +0.0); longer rows: from a copy with the
+    channels last, einsum adding along W and then H (its inner loop along the channels)."""
+    n, c, h, w = x.shape
+    if w <= 8:
+        rows = x[..., 0] + x[..., 1]
+        for j in range(2, w):
+            np.add(rows, x[..., j], out=rows)
+        total = rows[..., 0] + rows[..., 1]
+        for i in range(2, h):
+            np.add(total, rows[..., i], out=total)
+        return total + np.float32(0)
+    t = np.ascontiguousarray(np.moveaxis(x, 1, -1)).reshape(n * h, w, c)
+    return np.einsum("nhc->nc", np.einsum("mwc->mc", t).reshape(n, h, c))
