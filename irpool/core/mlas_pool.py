@@ -22,13 +22,32 @@ Measured bit for bit against onnxruntime 1.32 (tests/core/test_bits_onnxruntime.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+import threading
 
 import numpy as np
 
 F32 = np.dtype("float32")
 _BUFFER = 2048 - 3          # MLAS_POOL_REDUCTION_BUFFER_STACK less its over-read padding
+_SCRATCH = threading.local()    # this thread's last buffers of _vector, by role: fresh megabytes cost page faults
+
+
+def _scratch(role, shape, border=None, where=None):
+    """This thread's float32 buffer of `shape` for `role` (0-3), kept from its last call with this shape and
+    `where` (where its interior lies): what it holds is anything, but for the cells `border` (a function of
+    the buffer) sets when it is made, which the callers never write."""
+    kept = getattr(_SCRATCH, "kept", None)
+    if kept is None:
+        kept = _SCRATCH.kept = {}
+    buf, key = kept.get(role, (None, None))
+    if buf is None or key != (shape, where):
+        buf = np.empty(shape, F32)
+        kept[role] = buf, (shape, where)
+        if border is not None:
+            border(buf)
+    return buf
 
 
 def kind(kernel, strides, pads_b, pads_e, spatial) -> str:
@@ -68,50 +87,69 @@ def _padded(xt, before, after, value):
     return np.pad(xt, widths, constant_values=value)
 
 
-def _like(xt, spatial, value):
-    """A (*spatial, m) array of `value` laid out in memory as xt is (planes last, or a view of planes first)."""
-    m = xt.shape[-1]
-    if xt.strides[-1] == xt.itemsize:
-        return np.full(tuple(spatial) + (m,), value, F32)
-    return np.moveaxis(np.full((m,) + tuple(spatial), value, F32), 0, -1)
-
-
-def _valid(o, s, pad, j, n):
-    """The outputs [lo, hi) whose tap j lies inside [0, n), and that tap's first input index."""
-    lo = max(0, -(-(pad - j) // s))
-    hi = min(o, (n - 1 + pad - j) // s + 1)
-    return lo, max(lo, hi), lo * s - pad + j
-
-
-def _vector(xt, kernel, strides, pads_b, outs, include_pad):
-    """MlasPool2DVectorKernel / MlasPool3DVectorKernel on xt (*spatial, m) -> (*outs, m). The column sums start
-    from the window's first row (2-D: -0.0 + it, the same) or +0.0 (3-D); the sums across start from the window's
-    first buffer cell (-0.0 + it), a pad cell adding +0.0 in its place. (A window's rows never start past the
-    input: onnxruntime drops such a window, so MLAS's reset of such a start to 0 never shows.)"""
-    lead, w = xt.shape[:-2], xt.shape[-2]
-    kw, sw, pl = kernel[-1], strides[-1], pads_b[-1]
-    cols = _like(xt, tuple(outs[:-1]) + (w,), np.float32(0.0 if len(lead) == 2 else -0.0))
-    for offs in np.ndindex(*kernel[:-1]):
-        ranges = [_valid(o, s, p, j, n) for o, s, p, j, n in zip(outs, strides, pads_b, offs, lead)]
-        dst = tuple(slice(lo, hi) for lo, hi, _ in ranges)
-        src = tuple(slice(first, first + (hi - lo - 1) * s + 1, s) for (lo, hi, first), s in zip(ranges, strides))
-        if all(hi > lo for lo, hi, _ in ranges):
-            cols[dst] += xt[src]
-    total = _like(xt, tuple(outs), np.float32(-0.0))
-    for j in range(kw):
-        lo, hi, first = _valid(outs[-1], sw, pl, j, w)
-        total[..., :lo, :] += np.float32(0)         # the window's cell is a pad cell
-        total[..., hi:, :] += np.float32(0)
-        if hi > lo:
-            total[..., lo:hi, :] += cols[..., first:first + (hi - lo - 1) * sw + 1:sw, :]
+def _vector(x, kernel, strides, pads_b, outs, include_pad):
+    """MlasPool2DVectorKernel / MlasPool3DVectorKernel on x (m, *spatial) planes first -> (m, *outs). Each step is
+    one numpy add per kernel tap over the whole array seen flat, in long contiguous runs: every row start's
+    column sums, then every column start's sums across, the starts the windows take picked out after (the others,
+    across plane and row ends, are never read). The column sums start from the window's first row (2-D: -0.0 +
+    it, the same) or +0.0 (3-D), pad rows held as -0.0, which changes no sum (x + -0.0 == x, -0.0 + x == x); the
+    sums across start from the window's first buffer cell (-0.0 + it), pad cells held as +0.0, as MLAS's buffer
+    holds them. (A window's rows never start past the input: onnxruntime drops such a window, so MLAS's reset of
+    such a start to 0 never shows.)"""
+    m, lead, w = x.shape[0], x.shape[1:-1], x.shape[-1]
+    reach = [max(0, (o - 1) * s + k - n - p) for o, s, k, n, p in zip(outs, strides, kernel, lead, pads_b)]
+    rows = _bordered(x, pads_b[:-1], reach, np.float32(-0.0))
+    cols = _taps(rows, [int(np.dot(offs, rows.strides[1:-1])) // 4 for offs in np.ndindex(*kernel[:-1])],
+                 len(lead) == 2, 1)
+    starts = tuple(slice(0, (o - 1) * s + 1, s) for o, s in zip(outs, strides))
+    right = max(0, (outs[-1] - 1) * strides[-1] + kernel[-1] - pads_b[-1] - w)
+    buffer = _scratch(2, (m,) + tuple(outs[:-1]) + (pads_b[-1] + w + right,), lambda b: b.fill(0.0), (pads_b[-1], w))
+    buffer[..., pads_b[-1]:pads_b[-1] + w] = cols[(slice(None),) + starts[:-1]]
+    total = _taps(buffer, range(kernel[-1]), False, 3)[..., starts[-1]].copy()     # (a new array: the result)
     if include_pad:
-        return total / np.float32(math.prod(kernel))
-    spans = [[_rows(p, strides[i], pads_b[i], kernel[i], n, True) for p in range(outs[i])] for i, n in enumerate(lead)]
-    rows = np.array([math.prod(b - a for a, b in window) for window in itertools.product(*spans)], F32)
-    first = np.arange(outs[-1]) * sw
-    count_w = (np.minimum(first + kw, pl + w) - np.maximum(first, pl)).astype(F32)
-    divisor = np.maximum(rows.reshape(tuple(outs[:-1]) + (1,)) * count_w, np.float32(1))
-    return total / divisor[..., None]
+        total /= np.float32(math.prod(kernel))
+    else:
+        total /= _divisor(*map(tuple, (kernel, strides, pads_b, outs, lead)), w)
+    return total
+
+
+def _bordered(x, before, after, value):
+    """x (m, *lead, w) in a new array with `value` rows before and after it along each lead axis."""
+    shape = (x.shape[0],) + tuple(n + b + a for n, b, a in zip(x.shape[1:-1], before, after)) + x.shape[-1:]
+    out = _scratch(0, shape, lambda b: b.fill(value), (tuple(before), x.shape[1:-1]))
+    out[(slice(None),) + tuple(slice(b, b + n) for b, n in zip(before, x.shape[1:-1]))] = x
+    return out
+
+
+def _taps(a, offsets, from_zero, role):
+    """s[i] = a[i + o0] + a[i + o1] + ... in order over a seen flat (from +0.0 with `from_zero`, else from the
+    first tap: -0.0 + it), as an array shaped as a; its last cells (past the last start of a full run) unset."""
+    flat, offsets = a.reshape(-1), list(offsets)
+    n = flat.size - offsets[-1]
+    out = _scratch(role, flat.shape)
+    if from_zero:
+        np.add(flat[offsets[0]:offsets[0] + n], F32.type(0), out=out[:n])
+    else:
+        out[:n] = flat[offsets[0]:offsets[0] + n]
+    for o in offsets[1:]:
+        np.add(out[:n], flat[o:o + n], out=out[:n])
+    return out.reshape(a.shape)
+
+
+@functools.lru_cache(maxsize=64)
+def _divisor(kernel, strides, pads_b, outs, lead, w):
+    """count_include_pad=0's divisors (*outs): the window's input columns times its input rows (0 counted as 1),
+    the rows counted as _rows counts them (a start outside the input taken as 0)."""
+    rows = np.ones((), np.int64)
+    for o, s, p, k, n in zip(outs, strides, pads_b, kernel, lead):
+        start = np.arange(o, dtype=np.int64) * s - p
+        end = np.minimum(start + k, n)
+        rows = np.multiply.outer(rows, end - np.where((start >= 0) & (start < n), start, 0))
+    first = np.arange(outs[-1]) * strides[-1]
+    count_w = (np.minimum(first + kernel[-1], pads_b[-1] + w) - np.maximum(first, pads_b[-1])).astype(F32)
+    divisor = np.maximum(rows.astype(F32)[..., None] * count_w, np.float32(1))
+    divisor.flags.writeable = False         # (kept by lru_cache)
+    return divisor
 
 
 def _generic(xt, kernel, strides, pads_b, outs, include_pad):
@@ -134,20 +172,19 @@ def _generic(xt, kernel, strides, pads_b, outs, include_pad):
 
 
 def average(x: np.ndarray, kernel, strides, pads_b, pads_e, outs, include_pad: bool) -> np.ndarray:
-    """x (n, c, *spatial) float32 -> MlasPool's average with onnxruntime's pads and output lengths. The kernels see
-    x as (*spatial, planes): a transposed copy for short rows (each numpy call then runs over whole rows of
-    planes), a view of x for rows of 16 or more (its calls run along the rows)."""
+    """x (n, c, *spatial) float32 -> MlasPool's average with onnxruntime's pads and output lengths. The vector
+    kernels run on x as it is (planes first); the others see it as (*spatial, planes), a transposed copy (each
+    numpy call then runs over whole rows of planes)."""
     n, c, spatial = x.shape[0], x.shape[1], x.shape[2:]
     m, nd = n * c, len(spatial)
-    xt = np.asarray(x, F32).reshape((m,) + tuple(spatial)).transpose(tuple(range(1, nd + 1)) + (0,))
     how = kind(kernel, strides, pads_b, pads_e, spatial)
-    if how != "vector" or spatial[-1] < 16:
-        xt = np.ascontiguousarray(xt)
+    planes = np.asarray(x, F32).reshape((m,) + tuple(spatial))
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        if how == "vector":
+            return _vector(planes, kernel, strides, pads_b, outs, include_pad).reshape((n, c) + tuple(outs))
+        xt = np.ascontiguousarray(planes.transpose(tuple(range(1, nd + 1)) + (0,)))
         if how == "global":
             y = _lanes_sum(xt.reshape(-1, m)) / np.float32(math.prod(spatial))
-        elif how == "vector":
-            y = _vector(xt, kernel, strides, pads_b, outs, include_pad)
         else:
             y = _generic(xt, kernel, strides, pads_b, outs, include_pad)
     y = np.asarray(y, F32).reshape(tuple(outs) + (m,))
