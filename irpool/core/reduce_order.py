@@ -168,8 +168,10 @@ def _global(x, reduction, layout, width):
             return np.maximum(peak, LOWEST)
     hw = spatial[-1] * (spatial[-2] if len(spatial) > 1 else 1)
     if reduction == "avg":
-        total = _planar_sum(x.reshape(n * c, -1, hw), width).reshape(n, c) if layout == "planar" else \
-            _channels_last_sum(x, blk)
+        if layout == "planar":      # (contiguous: its planes' taps are then moved as 16-byte items)
+            total = _planar_sum(np.ascontiguousarray(x.reshape(n * c, -1, hw)), width).reshape(n, c)
+        else:
+            total = _channels_last_sum(x, blk)
         return (total / np.float32(math.prod(spatial))).astype(F32, copy=False)
     if layout == "planar":
         return _planar(x.reshape(n * c, -1, hw), reduction, width).reshape(n, c)

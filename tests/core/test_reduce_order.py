@@ -45,3 +45,16 @@ def test_global_reduce_equals_the_kernel_read_one_operation_at_a_time(shape, wid
                     want = ref_global_reduce(x, reduction, layout, width)
                 assert_same_bits(global_reduce(x, reduction, layout, width), want,
                                  (shape, kind, layout, reduction, width))
+
+
+@pytest.mark.parametrize("layout", ["planar", "channels_last"])
+def test_global_reduce_of_a_strided_view(layout):
+    """A view whose spatial axes are not contiguous (every other column; one column of a wider array) is reduced
+    as its copy is."""
+    rng = np.random.default_rng(7)
+    wide = _planted((2, 18, 9, 10), rng, "specials")
+    for x in (wide[..., ::2], wide[..., 3:4], wide[:, ::3]):
+        for reduction in ("avg", "max"):
+            with np.errstate(invalid="ignore", over="ignore"):
+                want = ref_global_reduce(np.ascontiguousarray(x), reduction, layout, 16)
+            assert_same_bits(global_reduce(x, reduction, layout, 16), want, (x.shape, x.strides, layout, reduction))
