@@ -32,6 +32,7 @@ import numpy as np
 F32 = np.dtype("float32")
 _BUFFER = 2048 - 3          # MLAS_POOL_REDUCTION_BUFFER_STACK less its over-read padding
 _SCRATCH = threading.local()    # this thread's last buffers of _vector, by role: fresh megabytes cost page faults
+_KEEP = 4 << 20                 # bytes of one such buffer at most (a larger one is made anew on every call)
 
 
 def _scratch(role, shape, border=None, where=None):
@@ -44,7 +45,7 @@ def _scratch(role, shape, border=None, where=None):
     buf, key = kept.get(role, (None, None))
     if buf is None or key != (shape, where):
         buf = np.empty(shape, F32)
-        kept[role] = buf, (shape, where)
+        kept[role] = (buf, (shape, where)) if buf.nbytes <= _KEEP else (None, None)
         if border is not None:
             border(buf)
     return buf

@@ -1,6 +1,6 @@
-"""MLAS's AveragePool (core/mlas_pool.py: its vector kernels run flat over buffers kept per thread between calls)
-against onnxruntime, bit for bit, on calls one after the other whose buffers have the same shape but their
-input in another place (other pads), on the shapes classifiers pool, 2-D and 3-D, on views."""
+"""MLAS's AveragePool (core/mlas_pool.py: its vector kernels run flat over buffers kept per thread between calls,
+up to 4 MB each) against onnxruntime, bit for bit, on calls one after the other whose buffers have the same shape
+but their input in another place (other pads), on the shapes classifiers pool, 2-D and 3-D, on views."""
 import numpy as np
 import pytest
 
@@ -28,6 +28,7 @@ CALLS = [((1, 5, 7, 7), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1,
          ((1, 5, 7, 7), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[0, 2, 2, 0])),
          ((1, 5, 7, 8), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 0])),
          ((1, 64, 56, 56), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])),
+         ((2, 64, 112, 112), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])),    # buffers not kept
          ((1, 512, 14, 14), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1)),
          ((1, 2048, 7, 7), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], count_include_pad=1)),
          ((2, 3, 9, 9, 9), dict(kernel_shape=[3, 3, 3], strides=[2, 2, 2], pads=[1, 1, 1, 1, 1, 1])),
