@@ -73,13 +73,11 @@ def _lanes_sum(xt):
     return total
 
 
-def _rows(p, stride, pad, k, length, vector):
-    """The input rows (start, end) of output row p along one axis (end <= start: none)."""
+def _rows(p, stride, pad, k, length):
+    """The input rows (start, end) of output row p along one axis in the generic kernels (end <= start: none);
+    the vector kernels' (a start outside the input taken as 0) are counted in _divisor."""
     start = p * stride - pad
-    end = min(start + k, length)
-    if vector and not 0 <= start < length:
-        start = 0
-    return max(start, 0), end
+    return max(start, 0), min(start + k, length)
 
 
 def _padded(xt, before, after, value):
@@ -139,8 +137,9 @@ def _taps(a, offsets, from_zero, role):
 
 @functools.lru_cache(maxsize=64)
 def _divisor(kernel, strides, pads_b, outs, lead, w):
-    """count_include_pad=0's divisors (*outs): the window's input columns times its input rows (0 counted as 1),
-    the rows counted as _rows counts them (a start outside the input taken as 0)."""
+    """count_include_pad=0's divisors (*outs) in the vector kernels: the window's input columns times its input
+    rows (0 counted as 1), the rows from p * stride - pad (or 0 where that lies outside the input: size_t
+    arithmetic) to the window's end clipped to the input."""
     rows = np.ones((), np.int64)
     for o, s, p, k, n in zip(outs, strides, pads_b, kernel, lead):
         start = np.arange(o, dtype=np.int64) * s - p
@@ -164,7 +163,7 @@ def _generic(xt, kernel, strides, pads_b, outs, include_pad):
         total += src[tuple(slice(j, j + (o - 1) * s + 1, s) for j, o, s in zip(offs, outs, strides))]
     if include_pad:
         return total / np.float32(math.prod(kernel))
-    counts = [np.array([max(0, b - a) for a, b in (_rows(p, s, pb, k, n, False) for p in range(o))], F32)
+    counts = [np.array([max(0, b - a) for a, b in (_rows(p, s, pb, k, n) for p in range(o))], F32)
               for o, s, pb, k, n in zip(outs, strides, pads_b, kernel, spatial)]
     count = counts[0]
     for c in counts[1:]:
