@@ -5,9 +5,18 @@ channels-last (after a Convolution), against the plugin running a Parameter -> R
 irpool's previous path (numpy's pairwise sum through the pooling core, not exact). ONNX: GlobalAveragePool and
 an AveragePool-11 (kernel 3, stride 2, pads 1) in MLAS's order (core/mlas_pool.py) against onnxruntime and
 against irpool's previous row-major path (not exact). One thread each. Shapes: 7x7x2048, 14x14x512, 56x56x64
-(NCHW). Measured 2026-11-28 on the AMD EPYC (Zen 4, 2 cores shared): the exact ReduceMean 0.43-0.87x the
-plugin's inference, 1.24-1.52x (planar) and 1.38-2.58x (channels-last: the transposed copy) the pairwise sum it
-replaces; GlobalAveragePool 0.81-0.98x, AveragePool-11 1.00-1.80x irpool's previous path, 4-9x onnxruntime.
+(NCHW). Measured 2026-11-28 on the AMD EPYC family 25 model 17 (Zen 4, avx512f, 2 cores shared), four runs, against
+the previous path in the same run: the exact ReduceMean planar 0.78-0.80x (7x7x2048), 1.16-1.17x (14x14x512),
+1.16-1.27x (56x56x64); channels-last 0.81-0.82x, 1.53-1.55x, 2.47-2.50x; 0.33-0.39x (planar) and 0.35-0.83x
+(channels-last) the plugin's inference. AveragePool-11 in MLAS order 0.93-0.97x, 0.95-0.97x, 1.15-1.23x the previous
+path (5.1-6.6x onnxruntime); GlobalAveragePool 0.96-0.97x, 0.87-0.90x, 0.77-0.79x. (Before this: planar 1.24-1.52x,
+channels-last 1.38-2.58x, AveragePool-11 1.00-1.80x.) The floors, in numpy: a planar plane's 16 lanes need one copy
+that moves its taps as 16-byte items (so that a lane's taps lie one row apart) and one add per vector row, where the
+pairwise sum reads the input once; a channels-last row's taps are contiguous in numpy's NCHW array and must be added
+one after the other, so its rows of more than 8 taps take a transposed copy with the channels last (0.33 ns a float
+here: 66-71 us at 56x56x64, more than the whole pairwise sum) or one strided add per tap (slower: 152 us there);
+MLAS's vector kernel at 56x56 adds every row start's and column start's sums (twice the windows' at stride 2) over
+a padded copy, in long contiguous runs.
 
     python benchmarks/global_pools.py [--runs 3] [--budget 1.0]
 """
