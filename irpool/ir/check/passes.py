@@ -69,7 +69,7 @@ def _pass(source, opened, bin, wait, explained, reshaped=None):  # noqa: A002
     report = Report(doc.file, explained=explained)
     net = Net(doc, report, wait=wait)
     net.reshaped = reshaped
-    net.weights = consts.Weights.at(consts.bin_path(bin, doc.file))
+    net.kept.weights = consts.Weights.at(consts.bin_path(bin, doc.file))
     for holder, n in doc.batches():
         if holder is None:
             net.layer(read_layer(n, doc.problems))
@@ -90,4 +90,4 @@ def _pass(source, opened, bin, wait, explained, reshaped=None):  # noqa: A002
     for line, message in doc.notes:
         report.findings.append(Finding("lenient-attribute", "warning", message, line, file=doc.file))
     report.findings.sort(key=lambda f: (f.line or 0))
-    return report, net.relook
+    return report, net.waits.relook

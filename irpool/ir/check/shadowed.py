@@ -8,6 +8,18 @@ from ..read.element_types import spellings
 from ..read.structure import line_of
 
 
+class Duplicates:
+    """Duplicate layer ids (OpenVINO builds the last layer of an id): counted in one reading, judged in the next."""
+
+    def __init__(self):
+        self.counts = {}        # id -> how many layers have it (this reading)
+        self.occurrences = {}   # id the reading before found duplicated -> how many layers with it were read so far
+        self.rooted = set()     # ids of a shadowed Result or Assign: whatever layer takes the id is a root
+        self.param_order = []   # Parameter ids in document order, shadowed ones too (the reader's input slots)
+        self.param_slots = {}   # id of a shadowed Parameter -> the Parameter ids before it (what its layer may take)
+        self.v10_params = []    # (id, line, element) of shadowed Parameters in IR v10
+
+
 class Shadowed:
     def shadowed(self, el, lid, ltype) -> None:
         """A layer whose id a later <layer> takes again. OpenVINO's reader keeps the last layer of an id and builds
@@ -31,9 +43,9 @@ class Shadowed:
         self.finding("shadowed-layer", f"layer id {lid} is given again to a later layer: OpenVINO builds only the"
                      f" last layer with an id, and ignores this {ltype}", line, el=el)
         if ltype in ROOTS:
-            self.rooted.add(lid)
+            self.dup.rooted.add(lid)
         elif ltype == "Parameter":
             if self.doc.ir_version == "10":
-                self.v10_params.append((lid, line, el))
-            self.param_slots[lid] = frozenset(self.param_order)
-            self.param_order.append(lid)
+                self.dup.v10_params.append((lid, line, el))
+            self.dup.param_slots[lid] = frozenset(self.dup.param_order)
+            self.dup.param_order.append(lid)

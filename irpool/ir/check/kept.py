@@ -1,0 +1,18 @@
+"""The Consts and shape ops a net keeps for the shape inputs of the pooling family (fold.py), and the weights file
+they lie in; nothing else of a Const is kept (flat memory)."""
+from __future__ import annotations
+
+from array import array
+
+from ..ops.consts import Weights
+
+
+class Kept:
+    """What one net keeps of its Consts and shape ops."""
+
+    def __init__(self, weights=None):
+        self.consts = {}        # Const layer id -> Const (its <data>), for the shape inputs of the pooling family
+        self.shape_ops = {}     # layer id -> Layer of the ops fold.py folds into a shape input
+        self.weights = Weights(None) if weights is None else weights   # the weights file Consts lie in (consts.Weights)
+        self.weightless = array("i")   # (row, line) of each Const read while the weights file is missing
+        self.faulty_consts = set()     # ids of Consts whose <data> or bytes read_model refuses (said once, there)
