@@ -11,6 +11,7 @@ from ..read.dims import DYNAMIC
 from ..read.element_types import element_type
 from ..read.ids import key
 from ..graph.waits import InBody
+from .kept import Kept
 
 
 class Inner:
@@ -22,6 +23,18 @@ class Inner:
         self.declared_differs = False   # a forced Parameter declares other dims: the body is also checked on those
         self.outer_feeds = []   # (producer id, port, TensorIterator/Loop/If id, port): what its bodies take
         self.holder_types = {}  # TensorIterator/Loop/If id -> {input port id: the precision it declares}
+
+    def holder(self, lid, types) -> None:
+        """A TensorIterator, Loop or If: the precisions its input ports declare."""
+        self.holder_types[lid] = types
+
+    def outer_feed(self, fl, fp, tl, tp) -> None:
+        """An edge from (fl, fp) into input tp of TensorIterator/Loop/If tl: what its bodies take (finish)."""
+        self.outer_feeds.append((fl, fp, tl, tp))
+
+    def differs(self) -> None:
+        """A body Parameter declares other dims or another type than the outer input gives it."""
+        self.declared_differs = True
 
 
 class Bodies:
@@ -75,7 +88,7 @@ class Bodies:
             doc, report = copy.copy(doc), Report(self.file)
             doc.problems, doc.notes = [], []
         sub = type(self)(doc, report, path, self.waits.all)
-        sub.kept.weights, sub.inner.forced = self.kept.weights, forced
+        sub.kept, sub.inner = Kept(self.kept.weights), Inner(forced)
         for tag in ("layers", "edges"):         # (the first of each, as read_model reads a body: pugixml's child())
             holder = next(body.iterchildren(tag), None)
             if holder is not None:

@@ -64,7 +64,7 @@ class Edges:
         if src and dst and src.type in POOL_TYPES and dst.type == "Convert" and src.outputs and fp == src.outputs[0][0]:
             et = self.types.source_type(self.seen.row(tl))
             if et is not None and et.name in load("openvino")["fused_convert"]["destination_types"]:
-                self.held.fused.append((fl, tl, line))
+                self.held.fuse(fl, tl, line)
 
     def edges(self, holder, n) -> None:
         ends = [x(holder) for x in _EDGE_XPATHS]
@@ -129,7 +129,7 @@ class Edges:
             self.doc.problems.append((line_of(el), ids.refusal("edge", EDGE_ENDS[bad], e[bad])))
             return False
         if not len(self.seen):
-            self.pending.early_edges.append(read + (line_of(el),))
+            self.pending.early(read + (line_of(el),))
             return False
         if read != e:
             odd.append((el, read))
@@ -149,29 +149,25 @@ class Edges:
             self.say(self.types.edge(fl, fp, tl, tp, line, self.sigs.info(tl), tl in self.pending.waiting))
         self.pass_type(fl, fp, tl)
         if tl in self.pending.waiting or tl in self.kept.shape_ops:
-            self.pending.feeds[(tl, tp)] = (fl, fp)
+            self.pending.feed((tl, tp), (fl, fp))
         else:
             self.producer(fl, fp, tl, tp)
-        why = self.held.index_ports.get((fl, fp))
-        self.held.unless_used.pop((fl, fp), None)
-        if (fl, fp) in self.held.reference_ports:
-            self.held.references.add(fl)
-        if fl in self.pending.waiting:
-            self.pending.read_from_waiting.add((fl, fp))
+        why = self.held.edge_read(fl, fp)
+        self.pending.read((fl, fp))
         if why:
             src = self.sigs.info(fl)
             self.finding(why[0], f"{why[1]} (edge {fl}:{fp} -> {tl}:{tp} uses it)", line,
                          el={"id": fl, "name": src and src.name, "type": src and src.type})
         problem = self.edge_problem(fl, fp, tl, tp)
         if problem and tl in self.waits.pools and problem.joins:
-            self.pending.joins[(tl, tp)] = (problem.message, line)  # said in finish(), with what --fix writes
+            self.pending.join((tl, tp), problem.message, line)  # said in finish(), with what --fix writes
         elif problem:
             dst = self.sigs.info(tl)
             el = {"id": tl, "name": dst.name, "type": dst.type} if dst else None
             if problem.joins:
                 self.finding("edge-mismatch", problem.message, line, el=el, fix=self.join_fix(fl, fp, tl, tp))
             else:                           # a missing end: an error only where the reader builds the consumer
-                self.pending.loose.append((problem.message, line, el, self.seen.row(tl)))
+                self.pending.loose_end(problem.message, line, el, self.seen.row(tl))
 
     def pass_type(self, fl, fp, tl) -> None:
         """A pool fed by a Parameter whose element_type its port does not declare (or by such a pool) gives that
@@ -181,7 +177,7 @@ class Edges:
             return
         dst = self.sigs.of(tl)
         if dst is not None and dst.type in POOL_TYPES and dst.outputs:
-            self.pending.out_types[(tl, dst.outputs[0][0])] = et
+            self.pending.give_type((tl, dst.outputs[0][0]), et)
 
     def producer(self, fl, fp, tl, tp) -> None:
         """A pooling layer checked on its declared input, which its producer contradicts: OpenVINO computes it
@@ -189,7 +185,7 @@ class Edges:
         Loop or If gives its bodies what the producer gives: judged in finish()."""
         dst = self.sigs.of(tl)
         if dst is not None and dst.type in BODY_TYPES:
-            self.inner.outer_feeds.append((fl, fp, tl, tp))
+            self.inner.outer_feed(fl, fp, tl, tp)
             return
         if dst is None or dst.type not in POOL_TYPES or not dst.inputs or dst.inputs[0][0] != tp:
             return

@@ -114,16 +114,15 @@ class Finish:
                 stack.append(src[0])
                 continue
             stack.pop()
-            del self.pending.waiting[cur]
             x = self.input_dims(layer, src)
-            joined = self.pending.joins.pop((cur, layer.inputs[0].id), None)
+            joined = self.pending.settle(cur, layer.inputs[0].id)
             if joined:
                 port = layer.inputs[0]
                 self.finding("edge-mismatch", joined[0], joined[1], layer, fix=fix_of(layer, port, x or [], "input"))
             # its type: what a waiting layer before it gives, or its Parameter's element_type
             judged = self.pooling(layer, x, self.given_type(*src) if src else None)
             if judged.type is not None and layer.outputs:
-                self.pending.out_types[(cur, layer.outputs[0].id)] = judged.type
+                self.pending.give_type((cur, layer.outputs[0].id), judged.type)
 
     def outer_waits(self) -> None:
         """What the producers of a TensorIterator/Loop/If's inputs give, where it is not what the ports declare:

@@ -82,15 +82,14 @@ class Intake(Identity, TypedLayers, Shadowed):
             ltype = op_type(el)
             lid = self.id_problems(el, el.get("id"), ltype)
             if lid in self.waits.duplicates:
-                k = self.dup.occurrences[lid] = self.dup.occurrences.get(lid, 0) + 1
-                if k < self.waits.duplicates[lid]:
+                if self.dup.occurrence(lid) < self.waits.duplicates[lid]:
                     self.shadowed(el, lid, ltype)
                     continue
             if ltype == "Parameter":
-                self.dup.param_order.append(lid)
+                self.dup.parameter(lid)
             new = self.seen.row(lid) is None
             if not new:
-                self.dup.counts[lid] = self.dup.counts.get(lid, 1) + 1      # (judged in the next pass, the last layer built)
+                self.dup.again(lid)      # (judged in the next pass, the last layer built)
                 self.finding("duplicate-id", f"layer id {lid} is used by more than one layer", line_of(el), el=el)
             given = self.by_type(el, lid, ltype)
             if ltype in FAMILY_TYPES:
@@ -157,13 +156,13 @@ class Intake(Identity, TypedLayers, Shadowed):
         row = len(self.seen) - 1
         self.types.keep(row, given)
         if self.kept.weights.missing:
-            self.kept.weightless.extend((row, line_of(el)))
+            self.kept.weightless_const(row, line_of(el))
 
     def keep_const(self, el, lid, data) -> None:
         """A Const that may be a shape input (or that a pooling layer's shape input was found to be, in the pass
         before) is kept, with its <data> (`data`); weights never are (flat memory)."""
         if lid in self.waits.consts or data is None or _SHAPE_LIKE[data.get("element_type"), data.get("shape")]:
-            self.kept.consts[lid] = Const.of(el)
+            self.kept.keep(lid, Const.of(el))
 
     def light(self, el, lid, ltype):
         """(its ports as (id, raw dims) pairs, the type a pool was judged on) of a layer read light: a Parameter or
@@ -193,7 +192,7 @@ class Intake(Identity, TypedLayers, Shadowed):
         self.types.source(row, layer_type, data)
         et = self.types.source_type(row)
         if layer_type == "Convert" and et is not None and et.name != "bf16":
-            self.held.converts.append(row)
+            self.held.convert(row)
 
     def layer(self, layer: Layer, key=None) -> None:
         """A layer read in full: a pooling or Parameter layer, or one the light reading found odd. `key`:
@@ -219,13 +218,13 @@ class Intake(Identity, TypedLayers, Shadowed):
         elif is_family(layer) and not layer.inputs:
             judged = self.pooling(layer, None)              # (refused: it needs its inputs)
         elif is_family(layer):
-            self.pending.waiting[layer.id] = layer                  # its shape input is known once the edges are read
+            self.pending.wait(layer)                  # its shape input is known once the edges are read
         elif is_pooling(layer):
             self.report.count(layer.type)
             one = len(layer.inputs) == 1 or len(layer.inputs) > 1 and self.doc.ir_version == "10"
             x = layer.inputs[0].dims if one else []
             if one and (not x or not all(isinstance(d, int) for d in x) or layer.id in self.waits.pools or untyped):
-                self.pending.waiting[layer.id] = layer
+                self.pending.wait(layer)
                 key = None                                  # its outcome depends on the edges
             else:
                 judged = self.pooling(layer, x)

@@ -64,7 +64,7 @@ class Parameters:
         port = layer.outputs[0]
         if layer.id in self.inner.forced:
             shape = self._forced_shape(layer, shape)
-        self.pending.outputs[(layer.id, port.id)] = shape          # OpenVINO takes the shape, not the port's <dim>s
+        self.pending.give((layer.id, port.id), shape)          # OpenVINO takes the shape, not the port's <dim>s
         if shape is None:
             self.finding("bad-rank", f'Parameter shape="{layer.data["shape"]}" is of dynamic rank, which the CPU plugin'
                          " does not compile, whatever reads it (\"CPU plug-in doesn't support Parameter operation with"
@@ -89,7 +89,7 @@ class Parameters:
         if given is not None and (et_text is None or et is not None and (et_text == et.name
                                                                   or et_text.lower() == "undefined")):
             if et_text != given.name:           # (OpenVINO reads the declared type, checks the body on it, then
-                self.inner.declared_differs = True    # takes the input's)
+                self.inner.differs()    # takes the input's)
                 said = f"element_type={et_text}" if et_text is not None else "has no element_type"
                 self.finding("precision-mismatch", f"Parameter {said}: OpenVINO gives this body"
                              f" Parameter {given.name}, what {self.inner.forced[layer.id][1]} receives", layer.data_line,
@@ -117,7 +117,8 @@ class Parameters:
         """A body Parameter's shape as OpenVINO gives it (the outer input's). A declared shape other than that is
         checked too (body(): read_model validates the body on it first); one that does not fit it is a finding."""
         dims, source, _ = self.inner.forced[layer.id]
-        self.inner.declared_differs |= declared != dims
+        if declared != dims:
+            self.inner.differs()
         if declared is None or len(declared) != len(dims) or not all(map(compatible, declared, dims)):
             self.finding("shape-mismatch", f'Parameter shape="{layer.data["shape"]}": OpenVINO gives this body'
                          f" Parameter {shape_text(dims)}, what {source} receives (it checks the body on the declared"

@@ -71,13 +71,12 @@ class Pooling:
         port = (layer.id, layer.outputs[1].id) if two else None
         if refusal and two and refusal != type_refusal(pl, et, indices_used=True, channels=channels):
             if kept_in_type(pl, et):                    # (bf16 below AVX-512: its used indices make it f32)
-                self.held.f32_chain[layer.id] = (*refusal, line, layer)
+                self.held.f32(layer.id, (*refusal, line, layer))
             if port not in self.pending.read_from_waiting:
-                self.held.unless_used[port] = (*refusal, line, layer)
-                self.held.index_ports.setdefault(port, None)
+                self.held.unless(port, (*refusal, line, layer))
             refusal = None
         elif refusal and refusal[0] == "bad-precision" and kept_in_type(pl, et):
-            self.held.f32_chain[layer.id] = (*refusal, line, layer)           # (said in finish, if it is)
+            self.held.f32(layer.id, (*refusal, line, layer))           # (said in finish, if it is)
         elif refusal:
             self.finding(*refusal, line, layer)
         if not two:
@@ -91,7 +90,7 @@ class Pooling:
                 self.finding(used[0], f"{used[1]} (an edge uses its output port {port[1]})", layer.outputs[1].line,
                              layer)
             else:
-                self.held.index_ports[port] = used           # (code, why): said if an edge uses it
+                self.held.if_used(port, used)           # (code, why): said if an edge uses it
 
     def extra_outputs(self, layer: Layer, op: str, outputs: int) -> None:
         """Output ports past the op's `outputs`. From IR v11 on read_model refuses the file. In IR v10 an edge
@@ -109,8 +108,8 @@ class Pooling:
             if key in self.pending.read_from_waiting:
                 self.finding("bad-structure", f"{why} (an edge uses port {port.id})", layer.line, layer)
             elif self.held.index_ports.get(key) is None:
-                self.held.index_ports[key] = ("bad-structure", f"{why}, and in IR v10 an edge from its output at"
-                                         f" position {layer.outputs.index(port)}")
+                self.held.if_used(key, ("bad-structure", f"{why}, and in IR v10 an edge from its output at"
+                                         f" position {layer.outputs.index(port)}"))
 
     def watch_indices(self, layer: Layer) -> None:
         """A MaxPool-8/14 or AdaptiveMaxPool with an indices port: on a tier that does not pool bf16 natively, an
@@ -119,10 +118,9 @@ class Pooling:
         if tier is None or tier.native("bf16") or len(layer.outputs) < 2:
             return
         port = (layer.id, layer.outputs[1].id)
-        self.held.reference_ports.add(port)
-        self.held.index_ports.setdefault(port, None)
+        self.held.watch(port)
         if port in self.pending.read_from_waiting:
-            self.held.references.add(layer.id)
+            self.held.edge_read(*port)
 
     def pooling(self, layer: Layer, x_dims, in_type=None) -> Outcome:
         """Check a pooling layer on input dims `x_dims` (None: dynamic rank) and element type `in_type` (None:
@@ -160,7 +158,7 @@ class Pooling:
             return Outcome(et, self.record(layer, x_dims, pl=pl, error=j.error.reason))
         for port in layer.outputs[: pl.outputs]:
             if port.dims != j.computed:
-                self.pending.outputs[(layer.id, port.id)] = j.computed
+                self.pending.give((layer.id, port.id), j.computed)
         return Outcome(et, self.record(layer, x_dims, pl=pl, plans=j.plans, computed=j.computed))
 
     def indices_unused(self, layer: Layer, pl, x_dims=None) -> None:
@@ -169,14 +167,12 @@ class Pooling:
         port = layer.outputs[1].id if len(layer.outputs) > 1 else None
         why = negpads.compile_refusal(pl, x_dims) if pl.outputs == 2 else None
         if why and (layer.id, port) not in self.pending.read_from_waiting:
-            self.held.unless_used[(layer.id, port)] = ("bad-attribute", f"{pl.op}: {why}", layer.data_line, layer)
-            self.held.index_ports.setdefault((layer.id, port), None)
+            self.held.unless((layer.id, port), ("bad-attribute", f"{pl.op}: {why}", layer.data_line, layer))
         if pl.crashes_unless_indices_used and (layer.id, port) not in self.pending.read_from_waiting:
-            self.held.unless_used[(layer.id, port)] = (
+            self.held.unless((layer.id, port), (
                 "bad-attribute", f"{pl.op} with rounding_type ceil_torch and no dilations: OpenVINO 2026.4.1 reads"
                 " it, and crashes compiling it (a segmentation fault) when its indices output is not used",
-                layer.data_line, layer)
-            self.held.index_ports.setdefault((layer.id, port), None)   # (so that the edges from it are looked at)
+                layer.data_line, layer))
 
     def say_all(self, layer: Layer, said) -> None:
         """The rules' findings (judge.Said) of one layer."""
@@ -202,7 +198,7 @@ class Pooling:
         for k, port in enumerate(layer.outputs[: fl.outputs]):
             self.say_all(layer, judge.family_port_findings(layer, fl, port, et if k == 0 else None, computed, how))
             if computed is not None and port.dims != computed:
-                self.pending.outputs[(layer.id, port.id)] = computed
+                self.pending.give((layer.id, port.id), computed)
         return Outcome(et, self.record(layer, x_dims, family=fl, computed=computed, how=how))
 
     def family_layer(self, layer: Layer, x_dims):
@@ -260,8 +256,8 @@ class Pooling:
                 if port is not None and port in self.pending.read_from_waiting:
                     self.finding("bad-precision", f"{why} (an edge uses its indices)", layer.data_line, layer)
                 elif port is not None:
-                    self.held.index_ports[port] = ("bad-precision", f"{why}, where its indices output is used (a"
-                                              " global one whose indices nothing reads becomes a ReduceMax)")
+                    self.held.if_used(port, ("bad-precision", f"{why}, where its indices output is used (a"
+                                              " global one whose indices nothing reads becomes a ReduceMax)"))
             else:
                 self.finding("bad-precision", why, layer.data_line, layer)
 

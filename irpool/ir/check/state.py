@@ -58,6 +58,6 @@ class Net(Intake, Parameters, Pooling, Edges, Bodies, Finish):
         """The CPU plugin's type verdicts (eltypes.Verdict): findings, or held for say_f32_chain where kept."""
         for v in verdicts:
             if v.kept:
-                self.f32_chain[v.who["id"]] = (v.code, v.message, v.line, SimpleNamespace(**v.who))
+                self.held.f32(v.who["id"], (v.code, v.message, v.line, SimpleNamespace(**v.who)))
             else:
                 self.finding(v.code, v.message, v.line, el=v.who)

@@ -24,7 +24,7 @@ class TypedLayers:
                 self.build_time.append(len(self.report.findings))
                 self.finding(code, message, line, el=el)
             declared = declared_inputs(el)
-            self.inner.holder_types[lid] = declared[1]
+            self.inner.holder(lid, declared[1])
             for body in bodies_of(el):
                 self.body(el, body, declared)
         elif ltype == "Const":
@@ -33,7 +33,7 @@ class TypedLayers:
             problem = data_problem(data, given, self.kept.weights)
             if problem is not None:
                 self.build_time.append(len(self.report.findings))  # (read_model judges it where it builds it)
-                self.kept.faulty_consts.add(lid)
+                self.kept.faulty(lid)
                 self.finding(problem[0], f"Const {problem[1]}", line_of(data if data is not None else el), el=el)
             self.keep_const(el, lid, data)
             self.port_count(el)
@@ -41,7 +41,7 @@ class TypedLayers:
         elif ltype == "Result":
             self.port_count(el)
         elif ltype in SHAPE_OPS and len(self.kept.shape_ops) < MOST_KEPT:
-            self.kept.shape_ops[lid] = read_layer(el, [])        # (its problems are found below, as for any layer)
+            self.kept.shape_op(lid, read_layer(el, []))        # (its problems are found below, as for any layer)
         crash = build_crash(el, ltype)
         if crash is not None:
             self.build_time.append(len(self.report.findings))  # (read_model judges it where it builds it)

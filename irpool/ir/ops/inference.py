@@ -31,5 +31,5 @@ def watch_indices(net, layer, pl) -> None:
     port = (layer.id, layer.outputs[1].id)
     if port in net.pending.read_from_waiting:
         net.finding(CODE, f"{why} (an edge uses its output port {port[1]})", layer.outputs[1].line, layer)
-    elif not net.held.index_ports.get(port):
-        net.held.index_ports[port] = (CODE, why)
+    else:
+        net.held.if_used(port, (CODE, why), keep=True)
