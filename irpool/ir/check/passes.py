@@ -1,8 +1,8 @@
 """irpool.check: what each pooling layer declares against what OpenVINO computes, as a list of findings.
 
-A net is checked by one Net (check/state.py, its rooms each a module: intake, parameters, pooling, edges, bodies,
+A net is checked by one NetCheck (check/state.py, its rooms each a module: intake, parameters, pooling, edges, bodies,
 finish): the top level as it streams in, and the body of every TensorIterator, Loop and If (to any depth) by a
-Net of its own, through the same code. Layers come first, then edges. A
+NetCheck of its own, through the same code. Layers come first, then edges. A
 pooling layer whose declared input has a dynamic dim waits for the edges, and then takes its input as
 OpenVINO's shape inference does, from its producer: a Parameter's shape (intervals and dynamic rank
 included) or what another pooling layer computes.
@@ -13,7 +13,7 @@ from ...report import Finding, Report
 from ..ops import consts
 from ..shape import reshape
 from ..read.body_ports import bodies_of, declared_inputs
-from .state import Net
+from .state import NetCheck
 from ...limits import MAX_BYTES
 from ..read.document import Document
 from ..read.layer_edge import read_layer
@@ -98,7 +98,7 @@ def _pass(source, opened, bin, wait, explained, reshaped=None):  # noqa: A002
     their producer (`wait`: those that wait in this pass). `reshaped`: --shape's dims, written in as it reads."""
     doc = Document(source, opened=opened, edit=reshaped.edit if reshaped is not None else None)
     report = Report(doc.file, explained=explained)
-    net = Net(doc, report, wait=wait)
+    net = NetCheck(doc, report, wait=wait)
     net.reshaped = reshaped
     net.kept.weights = consts.Weights.at(consts.bin_path(bin, doc.file))
     for holder, n in doc.batches():

@@ -218,7 +218,7 @@ class Pooling:
             try:
                 values, source = fold.shape_input(what, src, self.kept.shape_ops, self.pending.feeds, self.kept.consts, self.kept.weights.path,
                                                   self.file)
-            except fold.Unknown as e:
+            except fold.UnknownInput as e:
                 self.finding("unchecked", str(e), shape_port.line, layer)
                 self.report.uncheck(layer.type, "their shape inputs are in a weights file that is not there"
                                     if e.missing else "their shape inputs are not known")

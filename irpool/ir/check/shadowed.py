@@ -1,5 +1,5 @@
 """A layer whose id a later <layer> takes again: what OpenVINO's reader still checks and keeps of it, though it
-builds only the last layer of an id (a mixin of check's Net)."""
+builds only the last layer of an id (a mixin of check's NetCheck)."""
 from __future__ import annotations
 
 from ..graph.built import ROOTS

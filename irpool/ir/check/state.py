@@ -1,5 +1,5 @@
 """One net being checked: its state, and the rooms its checking is made of (intake, parameters, pooling, edges,
-bodies, finish), each a mixin of its own module. The top level and every body is a Net of its own."""
+bodies, finish), each a mixin of its own module. The top level and every body is a NetCheck of its own."""
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -24,7 +24,7 @@ from ..graph.signatures import Signatures
 from ..graph.waits import Waits
 
 
-class Net(Intake, Parameters, Pooling, Edges, Bodies, Finish):
+class NetCheck(Intake, Parameters, Pooling, Edges, Bodies, Finish):
     """The state of checking one net: what an edge needs to know of every layer read so far, and the
     pooling layers that wait for the edges."""
 

@@ -1,6 +1,6 @@
 """What a layer of a few types needs kept or judged as it is read, beyond its ports: a TensorIterator, Loop or If
 its bodies, a Const its element type, <data> and ports, a Result its ports, a shape op itself, an op read_model
-crashes building its refusal (a mixin of check's Net)."""
+crashes building its refusal (a mixin of check's NetCheck)."""
 from __future__ import annotations
 
 from ..read import portmaps
