@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -99,7 +100,7 @@ class Geometry:
         if want_indices:
             channels = shape[-1] if last else shape[1]
             self.i_shape = (shape[0], channels) + sp_out
-            self.mult, self.start, self.nc_shape = _index_geometry(spec, plans, channels)
+            self.index = _index_geometry(spec, plans, channels)
 
     def _one_window(self) -> tuple | None:
         """One window per axis (global pools, a 7x7 pool of a 7x7 input): the slices that reduce its part of the
@@ -156,7 +157,15 @@ def geometry(spec, shape, dtype, want_indices, t: Tuning) -> Geometry:
     return Geometry(spec, shape, dtype, want_indices, t)
 
 
-def _index_geometry(spec, plans, channels):
+class IndexGeometry(NamedTuple):
+    """Where a max's index points: per spatial axis the flat multiplier (row- or column-major), each window's start
+    offset, and the (N, C, spatial...) shape the flat index counts in."""
+    mult: list
+    start: np.ndarray
+    nc_shape: tuple
+
+
+def _index_geometry(spec, plans, channels) -> IndexGeometry:
     """Per spatial axis the flat multiplier (row- or column-major), and each window's start offset."""
     lengths = [p.length for p in plans]
     n = len(plans)
@@ -167,7 +176,7 @@ def _index_geometry(spec, plans, channels):
     start = np.zeros((1,) * (n + 2), dtype=np.int64)
     for i, p in enumerate(plans):
         start = start + _along((np.arange(p.out, dtype=np.int64) * p.stride - p.pad_begin) * mult[i], i, n)
-    return mult, start, (None, channels) + tuple(lengths)
+    return IndexGeometry(mult, start, (None, channels) + tuple(lengths))
 
 
 def _divisor(spec, plans, n):

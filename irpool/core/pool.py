@@ -282,7 +282,7 @@ class _Run:
             flat += a * ws.per_plane
         axis = self.g.spec.index_axis % (len(self.g.plans) + 2)
         if axis != 0:
-            flat %= math.prod(self.g.nc_shape[axis:])
+            flat %= math.prod(self.g.index.nc_shape[axis:])
         np.copyto(self.i[a:b], flat, casting="unsafe")
 
 

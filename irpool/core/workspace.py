@@ -111,11 +111,11 @@ class Workspace:
         table[k - t] is the t-th landing tap's (row-major) offset from the window start in flat input
         elements; table[0] (no winner) is so negative that start + it stays below 0."""
         n, lay = len(g.axes), self.lay
-        offsets = [sum(t * g.plans[i].dilation * g.mult[i] for i, t in enumerate(ts))
+        offsets = [sum(t * g.plans[i].dilation * g.index.mult[i] for i, t in enumerate(ts))
                    for ts, _, _ in lay.taps(tuple(range(n)))]
         plane = math.prod(p.length for p in g.plans)
         # int32 when every index and window start fits with room: half the bytes to move
-        small = size < 2 ** 30 and int(g.start.min()) > -(2 ** 29)
+        small = size < 2 ** 30 and int(g.index.start.min()) > -(2 ** 29)
         itype = np.dtype(np.int32 if small else np.int64)
         self.table = np.array([-(2 ** 30 if small else 2 ** 62)] + offsets[::-1], dtype=itype)
         p_ = np.arange(planes, dtype=itype).reshape((planes,) + (1,) * (n + 1))
@@ -124,7 +124,7 @@ class Workspace:
         else:
             self.nc = p_ * plane
         self.per_plane = plane * lay.q
-        self.base = (g.start.astype(itype) + self.nc).astype(itype)
+        self.base = (g.index.start.astype(itype) + self.nc).astype(itype)
         self.flat = np.empty(self.result.shape, dtype=itype)
 
     def _views(self, src, group, lead):

@@ -38,7 +38,7 @@ def type_name(code: int) -> str:
 
 
 @dataclass
-class Judged:
+class NodeJudged:
     """What check found of one node: the op version, its PoolSpec and per-axis plans (when computed), and
     the output shape onnxruntime's kernel gives (None where unknown)."""
     node: PoolNode
@@ -115,7 +115,7 @@ def _values_finding(values: list, file) -> Finding:
 
 
 def judge_all(model, shapes=None, stripped=None) -> list:
-    """Judged, for every pooling node in order, its input taken as the module docstring says. Where a pool's
+    """NodeJudged, for every pooling node in order, its input taken as the module docstring says. Where a pool's
     output is not what the model declares, the nodes after it are judged again on the shapes ONNX's
     inference carries from onnxruntime's dims (a wrong dim upstream is the upstream node's finding).
     `stripped` (model.Stripped) reads back large tensors the folding of shape subgraphs needs."""
@@ -217,9 +217,9 @@ def _inferred(model, nodes, shapes, stripped=None):
     return [by_place.get((n.graph, n.where, n.index)) for n in nodes]
 
 
-def judge(n: PoolNode) -> Judged:
+def judge(n: PoolNode) -> NodeJudged:
     """onnxruntime's verdict on one node: the spec and output shape, or the reason it refuses it."""
-    j = Judged(n)
+    j = NodeJudged(n)
     op_type = n.node.op_type
     if n.axes is not None:
         return _reduction(j)
@@ -263,7 +263,7 @@ def judge(n: PoolNode) -> Judged:
     return j
 
 
-def _global(j: Judged, dims) -> Judged:
+def _global(j: NodeJudged, dims) -> NodeJudged:
     """A global pool: every spatial dim becomes 1 (a rank under 3 is refused)."""
     if len(dims) < 3:
         j.error = ("bad-rank", f"{j.op}: X must have rank 3 or more (N, C and a spatial axis), not {len(dims)}")
@@ -273,7 +273,7 @@ def _global(j: Judged, dims) -> Judged:
     return j
 
 
-def _op_refusal(j: Judged) -> tuple | None:
+def _op_refusal(j: NodeJudged) -> tuple | None:
     """(code, why) where onnxruntime has no kernel to run the node, whatever its input; else None, j.op set."""
     n, op_type = j.node, j.node.node.op_type
     if n.opset is None:
@@ -293,7 +293,7 @@ def _op_refusal(j: Judged) -> tuple | None:
     return None
 
 
-def _reduction(j: Judged) -> Judged:
+def _reduction(j: NodeJudged) -> NodeJudged:
     """A ReduceMean/ReduceMax (schemas/onnx.json "global_reductions"): a global pool where its axes are every
     spatial axis of a rank 3-5 input (its output N, C, and a 1 per spatial axis with keepdims), else no pool."""
     n = j.node
@@ -319,7 +319,7 @@ def _finding(n: PoolNode, code: str, message: str, fix=None) -> Finding:
                    front_end="onnx")
 
 
-def findings(j: Judged) -> list:
+def findings(j: NodeJudged) -> list:
     n = j.node
     if j.error:
         return [_finding(n, *j.error)]
@@ -339,7 +339,7 @@ def findings(j: Judged) -> list:
     return out
 
 
-def _declared(j: Judged, k: int, name: str, declared: Value | None) -> list:
+def _declared(j: NodeJudged, k: int, name: str, declared: Value | None) -> list:
     """shape-mismatch where the declared shape of output k (Y, Indices) differs from the kernel's."""
     if declared is None or declared.shape is None or j.out is None:
         return []
@@ -367,13 +367,13 @@ def _declared(j: Judged, k: int, name: str, declared: Value | None) -> list:
     return [_finding(j.node, "shape-mismatch", f"{what}{origin}: " + "; ".join(parts), fix)]
 
 
-def _axis_names(j: Judged, rank: int) -> dict:
+def _axis_names(j: NodeJudged, rank: int) -> dict:
     if j.base is None:
         return {}
     return dict(zip(j.base.spatial_axes(rank), axis_names(j.base.ndim)))
 
 
-def _plan_of(j: Judged, axis: int):
+def _plan_of(j: NodeJudged, axis: int):
     if not j.plans:
         return None
     for a, p in zip(j.spec.spatial_axes(len(j.out)), j.plans):
@@ -384,7 +384,7 @@ def _plan_of(j: Judged, axis: int):
 
 
 
-def divergences(j: Judged) -> list:
+def divergences(j: NodeJudged) -> list:
     """runtime-divergence findings: where another runtime gives this node another shape or other values."""
     from .runtimes import differences
     return [_finding(j.node, "runtime-divergence", m) for m in differences(j)]

@@ -91,8 +91,8 @@ def _written(data, edits) -> bytes:
 
 
 def _ceil_rewrites(judged) -> tuple:
-    """([(Judged, new pads)] of the ceil_mode nodes to rewrite, {(path, layer id)} of those to leave whole), from
-    check's Judged records."""
+    """([(NodeJudged, new pads)] of the ceil_mode nodes to rewrite, {(path, layer id)} of those to leave whole), from
+    check's NodeJudged records."""
     rewrites, keep = [], set()
     for j in judged:
         if j.error or not j.plans or j.node.domain or not ceil_only(j):

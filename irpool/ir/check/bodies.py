@@ -11,6 +11,30 @@ from ..read.dims import DYNAMIC
 from ..read.element_types import element_type
 from ..read.ids import key
 from ..graph.waits import InBody
+from .kept import Kept
+
+
+class Inner:
+    """What a net knows of the bodies it holds, or, for a body, of the layer that holds it."""
+
+    def __init__(self, forced=None):
+        self.forced = forced or {}   # body Parameter id -> (dims, what gives them, element type or None): the outer
+        #                              input's, as read/body_ports.py says
+        self.declared_differs = False   # a forced Parameter declares other dims: the body is also checked on those
+        self.outer_feeds = []   # (producer id, port, TensorIterator/Loop/If id, port): what its bodies take
+        self.holder_types = {}  # TensorIterator/Loop/If id -> {input port id: the precision it declares}
+
+    def holder(self, lid, types) -> None:
+        """A TensorIterator, Loop or If: the precisions its input ports declare."""
+        self.holder_types[lid] = types
+
+    def outer_feed(self, fl, fp, tl, tp) -> None:
+        """An edge from (fl, fp) into input tp of TensorIterator/Loop/If tl: what its bodies take (finish)."""
+        self.outer_feeds.append((fl, fp, tl, tp))
+
+    def differs(self) -> None:
+        """A body Parameter declares other dims or another type than the outer input gives it."""
+        self.declared_differs = True
 
 
 class Bodies:
@@ -24,7 +48,7 @@ class Bodies:
         outer, types = dict(declared[0]), dict(declared[1])
         if el.get("type") == "TensorIterator":
             types = {}                          # (it keeps its body Parameters' declared element types: read/body_ports.py)
-        for w in self.outer:                    # (what a previous pass found the producers give)
+        for w in self.waits.outer:                    # (what a previous pass found the producers give)
             if w.holder == key(el.get("id")):
                 if not w.declared:
                     outer[w.port] = None if w.dims is None else list(w.dims)
@@ -44,7 +68,7 @@ class Bodies:
                     forced[pid] = ([d if d == g else DYNAMIC for d, g in zip(dims, got)],
                                    f"{source} (dynamic where the back edge from layer {src[0]} gives other dims)", et)
         sub = self._body_net(body, path, forced)
-        if not sub.declared_differs:
+        if not sub.inner.declared_differs:
             return
         declared = self._body_net(body, f"{path} (as declared)", {}, scratch=True)
         said = {(f.code, f.line) for f in self.report.findings}
@@ -63,13 +87,13 @@ class Bodies:
         if scratch:
             doc, report = copy.copy(doc), Report(self.file)
             doc.problems, doc.notes = [], []
-        sub = type(self)(doc, report, path, self.all_wait)
-        sub.weights, sub.forced = self.weights, forced
+        sub = type(self)(doc, report, path, self.waits.all)
+        sub.kept, sub.inner = Kept(self.kept.weights), Inner(forced)
         for tag in ("layers", "edges"):         # (the first of each, as read_model reads a body: pugixml's child())
             holder = next(body.iterchildren(tag), None)
             if holder is not None:
                 (sub.layers if tag == "layers" else sub.edges)(holder, len(holder))
         sub.finish()
         # what should wait in the next pass, under the body's path (a body within it has put its own path on)
-        self.relook |= {w if isinstance(w, InBody) else InBody(sub.path, w) for w in sub.relook}
+        self.waits.later(*(w if isinstance(w, InBody) else InBody(sub.path, w) for w in sub.waits.relook))
         return sub

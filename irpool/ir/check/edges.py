@@ -64,7 +64,7 @@ class Edges:
         if src and dst and src.type in POOL_TYPES and dst.type == "Convert" and src.outputs and fp == src.outputs[0][0]:
             et = self.types.source_type(self.seen.row(tl))
             if et is not None and et.name in load("openvino")["fused_convert"]["destination_types"]:
-                self.fused.append((fl, tl, line))
+                self.held.fuse(fl, tl, line)
 
     def edges(self, holder, n) -> None:
         ends = [x(holder) for x in _EDGE_XPATHS]
@@ -81,10 +81,10 @@ class Edges:
     def stream(self, pairs, each) -> list:
         """The (element, ends) pairs of a batch of edges; where `each`, those with an end not written plainly
         ("03", "+3": ids.py), as read_model reads them, to stream again (refused: a problem)."""
-        waiting, index_ports, shape_ops, outputs = self.waiting, self.index_ports, self.shape_ops, self.outputs
+        waiting, index_ports, shape_ops, outputs = self.pending.waiting, self.held.index_ports, self.kept.shape_ops, self.pending.outputs
         row, value, signature, graph, types = self.seen.finder(), self.seen.value, self.sigs.at, self.graph, self.types
         kept, before_layers = self.sigs.by_number, not len(self.seen)
-        out_types, param_slots = self.out_types, self.param_slots
+        out_types, param_slots = self.pending.out_types, self.dup.param_slots
         ports = graph.ports
         ports.extend(bytes(len(self.seen) - len(ports)))
         rows, odd = [], []                              # (producer row, consumer row, line) of each edge
@@ -129,7 +129,7 @@ class Edges:
             self.doc.problems.append((line_of(el), ids.refusal("edge", EDGE_ENDS[bad], e[bad])))
             return False
         if not len(self.seen):
-            self.early_edges.append(read + (line_of(el),))
+            self.pending.early(read + (line_of(el),))
             return False
         if read != e:
             odd.append((el, read))
@@ -137,7 +137,7 @@ class Edges:
         return True
 
     def edge(self, fl, fp, tl, tp, line) -> None:
-        slot = self.param_slots.get(tl)
+        slot = self.dup.param_slots.get(tl)
         if slot is not None and fl not in slot and getattr(self.sigs.of(tl), "type", "Parameter") != "Parameter":
             info = self.sigs.info(tl)
             self.finding("bad-graph", f"layer {tl} takes the place of an earlier Parameter of that id, where"
@@ -146,42 +146,38 @@ class Edges:
                          " layer feeds itself", line, el={"id": tl, "name": info and info.name, "type": info and info.type})
         self.maybe_fused(fl, fp, tl, line)
         if self.types.wants(fl, tl):
-            self.say(self.types.edge(fl, fp, tl, tp, line, self.sigs.info(tl), tl in self.waiting))
+            self.say(self.types.edge(fl, fp, tl, tp, line, self.sigs.info(tl), tl in self.pending.waiting))
         self.pass_type(fl, fp, tl)
-        if tl in self.waiting or tl in self.shape_ops:
-            self.feeds[(tl, tp)] = (fl, fp)
+        if tl in self.pending.waiting or tl in self.kept.shape_ops:
+            self.pending.feed((tl, tp), (fl, fp))
         else:
             self.producer(fl, fp, tl, tp)
-        why = self.index_ports.get((fl, fp))
-        self.unless_used.pop((fl, fp), None)
-        if (fl, fp) in self.reference_ports:
-            self.references.add(fl)
-        if fl in self.waiting:
-            self.read_from_waiting.add((fl, fp))
+        why = self.held.edge_read(fl, fp)
+        self.pending.read((fl, fp))
         if why:
             src = self.sigs.info(fl)
             self.finding(why[0], f"{why[1]} (edge {fl}:{fp} -> {tl}:{tp} uses it)", line,
                          el={"id": fl, "name": src and src.name, "type": src and src.type})
         problem = self.edge_problem(fl, fp, tl, tp)
-        if problem and tl in self.wait and problem.joins:
-            self.joins[(tl, tp)] = (problem.message, line)  # said in finish(), with what --fix writes
+        if problem and tl in self.waits.pools and problem.joins:
+            self.pending.join((tl, tp), problem.message, line)  # said in finish(), with what --fix writes
         elif problem:
             dst = self.sigs.info(tl)
             el = {"id": tl, "name": dst.name, "type": dst.type} if dst else None
             if problem.joins:
                 self.finding("edge-mismatch", problem.message, line, el=el, fix=self.join_fix(fl, fp, tl, tp))
             else:                           # a missing end: an error only where the reader builds the consumer
-                self.loose.append((problem.message, line, el, self.seen.row(tl)))
+                self.pending.loose_end(problem.message, line, el, self.seen.row(tl))
 
     def pass_type(self, fl, fp, tl) -> None:
         """A pool fed by a Parameter whose element_type its port does not declare (or by such a pool) gives that
         type on: remembered for the family layers that wait for the edges (finish() gives it them)."""
-        et = self.types.params[fl][0] if fl in self.types.params else self.out_types.get((fl, fp))
+        et = self.types.params[fl][0] if fl in self.types.params else self.pending.out_types.get((fl, fp))
         if et is None:
             return
         dst = self.sigs.of(tl)
         if dst is not None and dst.type in POOL_TYPES and dst.outputs:
-            self.out_types[(tl, dst.outputs[0][0])] = et
+            self.pending.give_type((tl, dst.outputs[0][0]), et)
 
     def producer(self, fl, fp, tl, tp) -> None:
         """A pooling layer checked on its declared input, which its producer contradicts: OpenVINO computes it
@@ -189,34 +185,34 @@ class Edges:
         Loop or If gives its bodies what the producer gives: judged in finish()."""
         dst = self.sigs.of(tl)
         if dst is not None and dst.type in BODY_TYPES:
-            self.outer_feeds.append((fl, fp, tl, tp))
+            self.inner.outer_feed(fl, fp, tl, tp)
             return
         if dst is None or dst.type not in POOL_TYPES or not dst.inputs or dst.inputs[0][0] != tp:
             return
-        if fl in self.waiting or fl in self.types.params:
-            self.relook.add(Pool(tl))                 # its producer's output is known once the edges are read, or its type
+        if fl in self.pending.waiting or fl in self.types.params:
+            self.waits.later(Pool(tl))                 # its producer's output is known once the edges are read, or its type
             return                              # is a Parameter's element_type that the ports do not declare
         judged = self.types.source_type(self.seen.row(tl))
         src = self.sigs.of(fl) if judged is not None else None
         given = self.given_type(fl, fp) if src and src.outputs and fp == src.outputs[0][0] else None
         if given is not None and given.name != judged.name:
-            self.relook.add(Pool(tl))                 # judged on its input port's precision; OpenVINO takes the producer's
+            self.waits.later(Pool(tl))                 # judged on its input port's precision; OpenVINO takes the producer's
             return
         want = self.produced(fl, fp)
         have = [lenient_dim(t) for t in dst.inputs[0][1]]
         if want not in ((), None) and have and (len(have) != len(want) or not all(map(compatible, have, want))):
-            self.relook.add(Pool(tl))
+            self.waits.later(Pool(tl))
 
     def given_type(self, fl, fp):
         """The element type output `fp` of layer `fl` gives, where check knows it: a waiting pool's, a
         Parameter's or Const's element_type, a Convert's destination_type, the type a pool was judged on."""
-        return self.out_types.get((fl, fp)) or self.types.kinds.get(fl) or self.types.source_type(self.seen.row(fl))
+        return self.pending.out_types.get((fl, fp)) or self.types.kinds.get(fl) or self.types.source_type(self.seen.row(fl))
 
     def produced(self, fl, fp):
         """The dims output `fp` of layer `fl` gives, as OpenVINO infers them: what check computed for it, else
         what it declares; () where neither is known (None: a dynamic rank)."""
-        if (fl, fp) in self.outputs:
-            return self.outputs[(fl, fp)]
+        if (fl, fp) in self.pending.outputs:
+            return self.pending.outputs[(fl, fp)]
         src = self.sigs.of(fl)
         raw = src and src.out_dims.get(fp)
         return [lenient_dim(t) for t in raw] if raw else ()

@@ -24,12 +24,12 @@ class Finish:
         """The pools whose only consumer is a Convert the plugin fuses into them: refused on the tiers with no
         pooling kernel that gives its type."""
         rule = load("openvino")["fused_convert"]
-        rows = {self.seen.row(fl) for fl, _, _ in self.fused}
+        rows = {self.seen.row(fl) for fl, _, _ in self.held.fused}
         consumers = dict.fromkeys(rows, 0)
         for chunk in self.graph.edges.chunks():         # (one walk over the edges, whatever their number)
             for row in rows:
                 consumers[row] += int((chunk[:, 0] == row).sum())
-        for fl, tl, line in self.fused:
+        for fl, tl, line in self.held.fused:
             if consumers[self.seen.row(fl)] != 1:
                 continue                        # (a second consumer keeps the Convert apart)
             info = self.sigs.info(fl)
@@ -48,9 +48,9 @@ class Finish:
         ONEDNN_MAX_CPU_ISA=AVX2, 2026.4.1: tests/ir/test_eltypes.py)."""
         if self.doc.ir_version == "10":
             return
-        roots = [self.seen.row(lid) for lid in self.references] + list(self.converts)
+        roots = [self.seen.row(lid) for lid in self.held.references] + list(self.held.converts)
         reach = self.graph.feeds(roots, len(self.seen))
-        for lid, (code, message, line, layer) in self.f32_chain.items():
+        for lid, (code, message, line, layer) in self.held.f32_chain.items():
             row = self.seen.row(lid)
             if row is None or not reach[row]:
                 self.build_time.append(len(self.report.findings))
@@ -61,18 +61,18 @@ class Finish:
     def finish(self) -> None:
         """Edges read before the layers, then every waiting pooling layer, producers first, then what read_model
         would refuse in the graph."""
-        self.relook |= {Duplicate(lid, n) for lid, n in self.dups.items()}
-        for lid, line, el in self.v10_params:
+        self.waits.later(*(Duplicate(lid, n) for lid, n in self.dup.counts.items()))
+        for lid, line, el in self.dup.v10_params:
             if getattr(self.sigs.of(lid), "type", None) == "Parameter":
                 self.finding("duplicate-id", f"a later Parameter takes id {lid} again: read_model of IR v10 refuses"
                              " two inputs of one id (their names collide, model_reader.cpp)", line, el=el)
         self.early_edges_now()
-        for lid in list(self.waiting):
+        for lid in list(self.pending.waiting):
             self.waiting_chain(lid)
         self.outer_waits()
         self.held_verdicts()
         if self.doc.is_snippet:
-            for message, line, el, _ in self.loose:
+            for message, line, el, _ in self.pending.loose:
                 self.finding("edge-mismatch", message, line, el=el)
             return
         self.reader_verdicts()
@@ -92,7 +92,7 @@ class Finish:
         """The edges read before any layer, now that the layers are known."""
         graph, rows = self.graph, array("i")
         graph.ports.extend(bytes(len(self.seen) - len(graph.ports)))
-        for fl, fp, tl, tp, line in self.early_edges:
+        for fl, fp, tl, tp, line in self.pending.early_edges:
             self.edge(fl, fp, tl, tp, line)
             ra, rb = self.seen.row(fl), self.seen.row(tl)
             positions = {} if rb is None else self.sigs.at(self.seen.value[rb]).positions
@@ -105,39 +105,38 @@ class Finish:
         stack = [lid]
         while stack:
             cur = stack[-1]
-            layer = self.waiting.get(cur)
+            layer = self.pending.waiting.get(cur)
             if layer is None:
                 stack.pop()
                 continue
-            src = self.feeds.get((cur, layer.inputs[0].id))
-            if src is not None and src[0] in self.waiting and src[0] not in stack:
+            src = self.pending.feeds.get((cur, layer.inputs[0].id))
+            if src is not None and src[0] in self.pending.waiting and src[0] not in stack:
                 stack.append(src[0])
                 continue
             stack.pop()
-            del self.waiting[cur]
             x = self.input_dims(layer, src)
-            joined = self.joins.pop((cur, layer.inputs[0].id), None)
+            joined = self.pending.settle(cur, layer.inputs[0].id)
             if joined:
                 port = layer.inputs[0]
                 self.finding("edge-mismatch", joined[0], joined[1], layer, fix=fix_of(layer, port, x or [], "input"))
             # its type: what a waiting layer before it gives, or its Parameter's element_type
             judged = self.pooling(layer, x, self.given_type(*src) if src else None)
             if judged.type is not None and layer.outputs:
-                self.out_types[(cur, layer.outputs[0].id)] = judged.type
+                self.pending.give_type((cur, layer.outputs[0].id), judged.type)
 
     def outer_waits(self) -> None:
         """What the producers of a TensorIterator/Loop/If's inputs give, where it is not what the ports declare:
         its bodies take it in the next pass."""
-        for fl, fp, tl, tp in self.outer_feeds:
+        for fl, fp, tl, tp in self.inner.outer_feeds:
             want, dst = self.produced(fl, fp), self.sigs.of(tl)
             have = [lenient_dim(t) for t in dst.in_dims[tp]] if dst and dst.in_dims.get(tp) else None
             et = self.types.params[fl][0] if fl in self.types.params else self.given_type(fl, fp)
-            declared = element_type(self.holder_types.get(tl, {}).get(tp))
+            declared = element_type(self.inner.holder_types.get(tl, {}).get(tp))
             et = et.name if et is not None and (declared is None or declared.name != et.name) \
                 and dst and dst.type != "TensorIterator" else None    # (which keeps its Parameters' declared types)
             declared = want == () or want == have
             if not declared or et is not None:
-                self.relook.add(Outer(tl, tp, None if declared or want is None else tuple(want), declared, et))
+                self.waits.later(Outer(tl, tp, None if declared or want is None else tuple(want), declared, et))
 
     def held_verdicts(self) -> None:
         """The CPU plugin's verdicts that waited for the consumers: element types (check/type_verdicts.py), outputs refused
@@ -145,13 +144,13 @@ class Finish:
         start = len(self.report.findings)
         self.say(self.types.finish())
         self.build_time.extend(range(start, len(self.report.findings)))
-        for code, message, line, layer in self.unless_used.values():
-            if layer.id not in self.f32_chain:
+        for code, message, line, layer in self.held.unless_used.values():
+            if layer.id not in self.held.f32_chain:
                 self.build_time.append(len(self.report.findings))
                 self.finding(code, message, line, layer)
-        if self.f32_chain:
+        if self.held.f32_chain:
             self.say_f32_chain()
-        if self.fused and self.doc.ir_version != "10":     # (v10's reading converts every bf16 output to f32)
+        if self.held.fused and self.doc.ir_version != "10":     # (v10's reading converts every bf16 output to f32)
             self.say_fused()
 
     def reader_verdicts(self) -> None:
@@ -161,7 +160,7 @@ class Finish:
         late = [k for k in self.build_time if findings[k].severity == "error" and findings[k].code not in _DECLARED]
         found, built = self.graph.problems(len(seen), seen.id,
                                            lambda r: [pid for pid, _ in self.sigs.at(seen.value[r]).inputs],
-                                           ask=bool(self.loose or late or self.weightless))
+                                           ask=bool(self.pending.loose or late or self.kept.weightless))
         for k in late:
             f, row = findings[k], seen.row(key(findings[k].layer_id))
             if row is not None and not built[row]:
@@ -172,7 +171,7 @@ class Finish:
         for row, message, line in found:
             self.finding("bad-graph", message, line, el={"id": seen.id(row), "name": seen.name(row),
                                                          "type": self.sigs.at(seen.value[row]).type})
-        for message, line, el, row in self.loose:
+        for message, line, el, row in self.pending.loose:
             if row is not None and built[row]:
                 self.finding("edge-mismatch", message, line, el=el)
             else:
@@ -182,11 +181,11 @@ class Finish:
 
     def say_weightless(self, built) -> None:
         """A weights file that does not exist: read_model refuses the first Const it builds, said once."""
-        rows, seen = self.weightless, self.seen
+        rows, seen = self.kept.weightless, self.seen
         first = next((k for k in range(0, len(rows), 2) if built[rows[k]]), None)
         if first is not None:
             row = rows[first]
-            self.finding("bad-weights", f"Const: the weights file {self.weights.path} does not exist: read_model"
+            self.finding("bad-weights", f"Const: the weights file {self.kept.weights.path} does not exist: read_model"
                          " refuses the file (\"Empty weights data in bin file or bin file cannot be found!\")",
                          rows[first + 1],
                          el={"id": seen.id(row), "name": seen.name(row), "type": "Const"})

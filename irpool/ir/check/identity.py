@@ -1,5 +1,5 @@
 """Who a layer says it is, as read_model judges it: the attributes every layer needs, a type that names an
-operation of its opset, a version that names an opset OpenVINO ships, an id it reads (a mixin of check's Net)."""
+operation of its opset, a version that names an opset OpenVINO ships, an id it reads (a mixin of check's NetCheck)."""
 from __future__ import annotations
 
 import re

@@ -66,12 +66,12 @@ def _only_dims(holder) -> bool:
 
 
 class Intake(Identity, TypedLayers, Shadowed):
-    """Every layer of a net as it is read (a mixin of check's Net, with the mixins named above)."""
+    """Every layer of a net as it is read (a mixin of check's NetCheck, with the mixins named above)."""
 
     def layers(self, holder, n) -> None:
         """A batch of <layers>' children, each read light where it can be (the common case) or in full."""
         problems = self.doc.problems
-        quick = self.quick if not self.doc.is_snippet and not self.shadow else None
+        quick = self.quick if not self.doc.is_snippet and not self.waits.duplicates else None
         plain = None if quick is None else _only_dims(holder)
         for el in holder[:n]:
             if quick is not None and quick(el, plain):
@@ -81,16 +81,15 @@ class Intake(Identity, TypedLayers, Shadowed):
                 continue
             ltype = op_type(el)
             lid = self.id_problems(el, el.get("id"), ltype)
-            if lid in self.shadow:
-                k = self.occurrences[lid] = self.occurrences.get(lid, 0) + 1
-                if k < self.shadow[lid]:
+            if lid in self.waits.duplicates:
+                if self.dup.occurrence(lid) < self.waits.duplicates[lid]:
                     self.shadowed(el, lid, ltype)
                     continue
             if ltype == "Parameter":
-                self.param_order.append(lid)
+                self.dup.parameter(lid)
             new = self.seen.row(lid) is None
             if not new:
-                self.dups[lid] = self.dups.get(lid, 1) + 1      # (judged in the next pass, the last layer built)
+                self.dup.again(lid)      # (judged in the next pass, the last layer built)
                 self.finding("duplicate-id", f"layer id {lid} is used by more than one layer", line_of(el), el=el)
             given = self.by_type(el, lid, ltype)
             if ltype in FAMILY_TYPES:
@@ -146,7 +145,7 @@ class Intake(Identity, TypedLayers, Shadowed):
         if given is None or offset is None or size is None or not plain_int(offset) or not plain_int(size):
             return None
         n = _COUNTS[data.get("shape")]
-        if n is None or bytes_problem(n, int(offset), int(size), given, self.weights) is not None:
+        if n is None or bytes_problem(n, int(offset), int(size), given, self.kept.weights) is not None:
             return None
         self.keep_const(el, lid, data)
         return given
@@ -156,14 +155,14 @@ class Intake(Identity, TypedLayers, Shadowed):
         refuses the first Const it builds: finish says it once)."""
         row = len(self.seen) - 1
         self.types.keep(row, given)
-        if self.weights.missing:
-            self.weightless.extend((row, line_of(el)))
+        if self.kept.weights.missing:
+            self.kept.weightless_const(row, line_of(el))
 
     def keep_const(self, el, lid, data) -> None:
         """A Const that may be a shape input (or that a pooling layer's shape input was found to be, in the pass
         before) is kept, with its <data> (`data`); weights never are (flat memory)."""
-        if lid in self.keep_consts or data is None or _SHAPE_LIKE[data.get("element_type"), data.get("shape")]:
-            self.consts[lid] = Const.of(el)
+        if lid in self.waits.consts or data is None or _SHAPE_LIKE[data.get("element_type"), data.get("shape")]:
+            self.kept.keep(lid, Const.of(el))
 
     def light(self, el, lid, ltype):
         """(its ports as (id, raw dims) pairs, the type a pool was judged on) of a layer read light: a Parameter or
@@ -171,8 +170,8 @@ class Intake(Identity, TypedLayers, Shadowed):
         read in full instead (self.layer has done all)."""
         if ltype == "Parameter" or ltype in POOL_TYPES:
             key = content_key(el)
-            known = self.clean.get(key)
-            if known is None or lid in self.wait or lid in self.forced:
+            known = self.memos.clean.get(key)
+            if known is None or lid in self.waits.pools or lid in self.inner.forced:
                 self.layer(read_layer(el, self.doc.problems), key)
                 return None
             ports, rec, judged = known
@@ -193,7 +192,7 @@ class Intake(Identity, TypedLayers, Shadowed):
         self.types.source(row, layer_type, data)
         et = self.types.source_type(row)
         if layer_type == "Convert" and et is not None and et.name != "bf16":
-            self.converts.append(row)
+            self.held.convert(row)
 
     def layer(self, layer: Layer, key=None) -> None:
         """A layer read in full: a pooling or Parameter layer, or one the light reading found odd. `key`:
@@ -208,38 +207,38 @@ class Intake(Identity, TypedLayers, Shadowed):
             ids = [p.id for p in ports]
             for pid in sorted({i for i in ids if ids.count(i) > 1}):
                 self.finding("duplicate-id", f"port id {pid} appears {ids.count(pid)} times", layer.line, layer)
-        indices = len(self.index_ports)
+        indices = len(self.held.index_ports)
         # (an input port that names no type, which OpenVINO does not read anyway: its producer's, once the edges
         # are read, as for dims it does not know; its consumers collected, as for a type the layout decides)
         untyped = is_pooling(layer) and bool(layer.inputs) and element_type(layer.inputs[0].precision) is None
-        waits = is_pooling(layer) and (self.types.waits(layer) or (layer.id in self.wait or untyped)
+        waits = is_pooling(layer) and (self.types.waits(layer) or (layer.id in self.waits.pools or untyped)
                                        and self.types.watch(layer))
         if layer.type == "Parameter":
             self.parameter(layer)
         elif is_family(layer) and not layer.inputs:
             judged = self.pooling(layer, None)              # (refused: it needs its inputs)
         elif is_family(layer):
-            self.waiting[layer.id] = layer                  # its shape input is known once the edges are read
+            self.pending.wait(layer)                  # its shape input is known once the edges are read
         elif is_pooling(layer):
             self.report.count(layer.type)
             one = len(layer.inputs) == 1 or len(layer.inputs) > 1 and self.doc.ir_version == "10"
             x = layer.inputs[0].dims if one else []
-            if one and (not x or not all(isinstance(d, int) for d in x) or layer.id in self.wait or untyped):
-                self.waiting[layer.id] = layer
+            if one and (not x or not all(isinstance(d, int) for d in x) or layer.id in self.waits.pools or untyped):
+                self.pending.wait(layer)
                 key = None                                  # its outcome depends on the edges
             else:
                 judged = self.pooling(layer, x)
         ports = (tuple((p.id, p.raw_dims) for p in layer.outputs), tuple((p.id, p.raw_dims) for p in layer.inputs))
         if key is not None and len(self.report.findings) == findings and len(self.doc.problems) == problems \
-                and len(self.index_ports) == indices and not waits and layer.id not in self.types.params:
-            if len(self.clean) >= _CLEAN_KEYS:
-                self.clean.clear()                          # a file of ever-new layers: memory stays flat
-            self.clean[key] = (ports, judged.record, judged.type)
+                and len(self.held.index_ports) == indices and not waits and layer.id not in self.types.params:
+            if len(self.memos.clean) >= _CLEAN_KEYS:
+                self.memos.clean.clear()                          # a file of ever-new layers: memory stays flat
+            self.memos.clean[key] = (ports, judged.record, judged.type)
         if self.seen.row(layer.id) is None:
             self.remember(layer.id, layer.name, layer.type, ports, layer.line)
             if layer.type in ("Const", "Convert", "Parameter"):
                 self.source(len(self.seen) - 1, layer.type, layer.data)
-            elif is_pooling(layer) and layer.id not in self.waiting:
+            elif is_pooling(layer) and layer.id not in self.pending.waiting:
                 self.types.keep(len(self.seen) - 1, judged.type)
 
     def remember(self, lid, name, layer_type, ports, where=None) -> None:
@@ -255,7 +254,7 @@ class Intake(Identity, TypedLayers, Shadowed):
         elif number in sigs.odd:
             self.odd_dims(lid, name, layer_type, ports, where)
         row = self.seen.add(lid, name, number)
-        if lid in self.rooted and layer_type not in ROOTS:
+        if lid in self.dup.rooted and layer_type not in ROOTS:
             self.graph.roots.append(row)                    # (a shadowed Result's id: the reader walks back from it)
         if layer_type in _GRAPH_TYPES or ports[1]:        # (any layer with input ports needs their edges)
             inputs = len(ports[1]) if self.doc.ir_version != "10" else \

@@ -20,3 +20,11 @@ class Memo(dict):
 
 
 BUILDS = {v: Memo(lambda t, v=v: builds(t, v)) for v in SHIPPED}   # version -> {type as written -> bool}
+
+
+class Memos:
+    """What a net's check remembers of layers written alike: a clean pooling or Parameter layer's content key ->
+    (its ports, explain's record of it, the type it was judged on); what a pool's attributes were read as."""
+
+    def __init__(self):
+        self.clean, self.readings = {}, {}

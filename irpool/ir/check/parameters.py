@@ -62,15 +62,15 @@ class Parameters:
         if not layer.outputs:
             return
         port = layer.outputs[0]
-        if layer.id in self.forced:
+        if layer.id in self.inner.forced:
             shape = self._forced_shape(layer, shape)
-        self.outputs[(layer.id, port.id)] = shape          # OpenVINO takes the shape, not the port's <dim>s
+        self.pending.give((layer.id, port.id), shape)          # OpenVINO takes the shape, not the port's <dim>s
         if shape is None:
             self.finding("bad-rank", f'Parameter shape="{layer.data["shape"]}" is of dynamic rank, which the CPU plugin'
                          " does not compile, whatever reads it (\"CPU plug-in doesn't support Parameter operation with"
                          ' dynamic rank")', layer.data_line, layer)
             return
-        what = "Parameter shape" if layer.id not in self.forced else "the shape OpenVINO gives this Parameter"
+        what = "Parameter shape" if layer.id not in self.inner.forced else "the shape OpenVINO gives this Parameter"
         if len(port.dims) != len(shape):
             self.finding("shape-mismatch", f"{what} has rank {len(shape)}, its output port {port.id} has"
                          f" rank {len(port.dims)}", port.line, layer)
@@ -85,14 +85,14 @@ class Parameters:
         the layer, with the type it takes."""
         et_text = layer.data.get("element_type")
         et = parameter_element_type(et_text)
-        given = self.forced[layer.id][2] if layer.id in self.forced else None    # a body's: the outer input's type
+        given = self.inner.forced[layer.id][2] if layer.id in self.inner.forced else None    # a body's: the outer input's type
         if given is not None and (et_text is None or et is not None and (et_text == et.name
                                                                   or et_text.lower() == "undefined")):
             if et_text != given.name:           # (OpenVINO reads the declared type, checks the body on it, then
-                self.declared_differs = True    # takes the input's)
+                self.inner.differs()    # takes the input's)
                 said = f"element_type={et_text}" if et_text is not None else "has no element_type"
                 self.finding("precision-mismatch", f"Parameter {said}: OpenVINO gives this body"
-                             f" Parameter {given.name}, what {self.forced[layer.id][1]} receives", layer.data_line,
+                             f" Parameter {given.name}, what {self.inner.forced[layer.id][1]} receives", layer.data_line,
                              layer)
             layer = replace(layer, data={**layer.data, "element_type": given.name})
             et_text, et = given.name, given
@@ -116,8 +116,9 @@ class Parameters:
     def _forced_shape(self, layer: Layer, declared):
         """A body Parameter's shape as OpenVINO gives it (the outer input's). A declared shape other than that is
         checked too (body(): read_model validates the body on it first); one that does not fit it is a finding."""
-        dims, source, _ = self.forced[layer.id]
-        self.declared_differs |= declared != dims
+        dims, source, _ = self.inner.forced[layer.id]
+        if declared != dims:
+            self.inner.differs()
         if declared is None or len(declared) != len(dims) or not all(map(compatible, declared, dims)):
             self.finding("shape-mismatch", f'Parameter shape="{layer.data["shape"]}": OpenVINO gives this body'
                          f" Parameter {shape_text(dims)}, what {source} receives (it checks the body on the declared"

@@ -1,8 +1,8 @@
 """irpool.check: what each pooling layer declares against what OpenVINO computes, as a list of findings.
 
-A net is checked by one Net (check/state.py, its rooms each a module: intake, parameters, pooling, edges, bodies,
+A net is checked by one NetCheck (check/state.py, its rooms each a module: intake, parameters, pooling, edges, bodies,
 finish): the top level as it streams in, and the body of every TensorIterator, Loop and If (to any depth) by a
-Net of its own, through the same code. Layers come first, then edges. A
+NetCheck of its own, through the same code. Layers come first, then edges. A
 pooling layer whose declared input has a dynamic dim waits for the edges, and then takes its input as
 OpenVINO's shape inference does, from its producer: a Parameter's shape (intervals and dynamic rank
 included) or what another pooling layer computes.
@@ -13,7 +13,7 @@ from ...report import Finding, Report
 from ..ops import consts
 from ..shape import reshape
 from ..read.body_ports import bodies_of, declared_inputs
-from .state import Net
+from .state import NetCheck
 from ...limits import MAX_BYTES
 from ..read.document import Document
 from ..read.layer_edge import read_layer
@@ -48,16 +48,47 @@ def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None, shapes
         sink, wait, settled = explain if callable(explain) else [] if explain else None, frozenset(), False
         for n in range(_PASSES + 1):
             opened[0].seek(0)
-            report, relook = _pass(source, opened, bin, wait, sink if settled or sink is None else None, reshaped)
+            held = _Held() if sink is not None and not settled else None
+            report, relook = _pass(source, opened, bin, wait, sink if settled else held, reshaped)
             if relook <= wait or n >= _PASSES - 1:
                 if sink is None or settled:
                     return report
-                settled = True                       # explain: one more pass, that records
+                if relook <= wait and not held.over:     # explain: the records of the reading that settled
+                    report.explained = held.give(sink)
+                    return report
+                settled = True                       # (too many to hold: one more reading, that streams them)
             wait = wait | relook
         return report
     finally:
         opened[0].close()
 
+
+class _Held:
+    """explain's records of one reading, held until it is known to be the last (so that explain costs no reading
+    of its own), as long as they are few: past _HELD, the reading after the last streams them (flat memory)."""
+
+    def __init__(self):
+        self.records, self.over = [], False
+
+    def __call__(self, rec) -> None:
+        if self.over:
+            return
+        if len(self.records) < _HELD:
+            self.records.append(rec)
+        else:
+            self.over, self.records = True, []
+
+    def give(self, sink):
+        """The records, to explain's list or callable; the sink."""
+        if isinstance(sink, list):
+            sink.extend(self.records)
+        else:
+            for rec in self.records:
+                sink(rec)
+        return sink
+
+
+_HELD = 1 << 10     # explain records held in memory, at most
 
 _PASSES = 8     # passes at most: a pool whose producer contradicts its declared input waits for it in the next
 
@@ -67,9 +98,9 @@ def _pass(source, opened, bin, wait, explained, reshaped=None):  # noqa: A002
     their producer (`wait`: those that wait in this pass). `reshaped`: --shape's dims, written in as it reads."""
     doc = Document(source, opened=opened, edit=reshaped.edit if reshaped is not None else None)
     report = Report(doc.file, explained=explained)
-    net = Net(doc, report, wait=wait)
+    net = NetCheck(doc, report, wait=wait)
     net.reshaped = reshaped
-    net.weights = consts.Weights.at(consts.bin_path(bin, doc.file))
+    net.kept.weights = consts.Weights.at(consts.bin_path(bin, doc.file))
     for holder, n in doc.batches():
         if holder is None:
             net.layer(read_layer(n, doc.problems))
@@ -90,4 +121,4 @@ def _pass(source, opened, bin, wait, explained, reshaped=None):  # noqa: A002
     for line, message in doc.notes:
         report.findings.append(Finding("lenient-attribute", "warning", message, line, file=doc.file))
     report.findings.sort(key=lambda f: (f.line or 0))
-    return report, net.relook
+    return report, net.waits.relook

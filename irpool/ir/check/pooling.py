@@ -71,13 +71,12 @@ class Pooling:
         port = (layer.id, layer.outputs[1].id) if two else None
         if refusal and two and refusal != type_refusal(pl, et, indices_used=True, channels=channels):
             if kept_in_type(pl, et):                    # (bf16 below AVX-512: its used indices make it f32)
-                self.f32_chain[layer.id] = (*refusal, line, layer)
-            if port not in self.read_from_waiting:
-                self.unless_used[port] = (*refusal, line, layer)
-                self.index_ports.setdefault(port, None)
+                self.held.f32(layer.id, (*refusal, line, layer))
+            if port not in self.pending.read_from_waiting:
+                self.held.unless(port, (*refusal, line, layer))
             refusal = None
         elif refusal and refusal[0] == "bad-precision" and kept_in_type(pl, et):
-            self.f32_chain[layer.id] = (*refusal, line, layer)           # (said in finish, if it is)
+            self.held.f32(layer.id, (*refusal, line, layer))           # (said in finish, if it is)
         elif refusal:
             self.finding(*refusal, line, layer)
         if not two:
@@ -87,11 +86,11 @@ class Pooling:
             return
         used = type_refusal(pl, et, indices_used=True)
         if used and used != type_refusal(pl, et):
-            if port in self.read_from_waiting:          # (a waiting layer: its edges are read)
+            if port in self.pending.read_from_waiting:          # (a waiting layer: its edges are read)
                 self.finding(used[0], f"{used[1]} (an edge uses its output port {port[1]})", layer.outputs[1].line,
                              layer)
             else:
-                self.index_ports[port] = used           # (code, why): said if an edge uses it
+                self.held.if_used(port, used)           # (code, why): said if an edge uses it
 
     def extra_outputs(self, layer: Layer, op: str, outputs: int) -> None:
         """Output ports past the op's `outputs`. From IR v11 on read_model refuses the file. In IR v10 an edge
@@ -106,11 +105,11 @@ class Pooling:
             return
         for port in layer.outputs[outputs:]:
             key = (layer.id, port.id)
-            if key in self.read_from_waiting:
+            if key in self.pending.read_from_waiting:
                 self.finding("bad-structure", f"{why} (an edge uses port {port.id})", layer.line, layer)
-            elif self.index_ports.get(key) is None:
-                self.index_ports[key] = ("bad-structure", f"{why}, and in IR v10 an edge from its output at"
-                                         f" position {layer.outputs.index(port)}")
+            elif self.held.index_ports.get(key) is None:
+                self.held.if_used(key, ("bad-structure", f"{why}, and in IR v10 an edge from its output at"
+                                         f" position {layer.outputs.index(port)}"))
 
     def watch_indices(self, layer: Layer) -> None:
         """A MaxPool-8/14 or AdaptiveMaxPool with an indices port: on a tier that does not pool bf16 natively, an
@@ -119,10 +118,9 @@ class Pooling:
         if tier is None or tier.native("bf16") or len(layer.outputs) < 2:
             return
         port = (layer.id, layer.outputs[1].id)
-        self.reference_ports.add(port)
-        self.index_ports.setdefault(port, None)
-        if port in self.read_from_waiting:
-            self.references.add(layer.id)
+        self.held.watch(port)
+        if port in self.pending.read_from_waiting:
+            self.held.edge_read(*port)
 
     def pooling(self, layer: Layer, x_dims, in_type=None) -> Outcome:
         """Check a pooling layer on input dims `x_dims` (None: dynamic rank) and element type `in_type` (None:
@@ -138,7 +136,7 @@ class Pooling:
         the CPU plugin's type verdicts, output ports past the op's, the outputs that differ from those declared."""
         if is_family(layer):
             return self.family(layer, x_dims, in_type)
-        j = judge.read(layer, x_dims, self.file, self.doc.ir_version, self.readings)
+        j = judge.read(layer, x_dims, self.file, self.doc.ir_version, self.memos.readings)
         self.say_all(layer, judge.reading_findings(j))
         if j.pl is None:
             return Outcome(None, self.record(layer, x_dims, error=j.error.reason))
@@ -160,7 +158,7 @@ class Pooling:
             return Outcome(et, self.record(layer, x_dims, pl=pl, error=j.error.reason))
         for port in layer.outputs[: pl.outputs]:
             if port.dims != j.computed:
-                self.outputs[(layer.id, port.id)] = j.computed
+                self.pending.give((layer.id, port.id), j.computed)
         return Outcome(et, self.record(layer, x_dims, pl=pl, plans=j.plans, computed=j.computed))
 
     def indices_unused(self, layer: Layer, pl, x_dims=None) -> None:
@@ -168,15 +166,13 @@ class Pooling:
         is used, and one with negative pads is refused (negpads.py): said in finish, if no edge reads it."""
         port = layer.outputs[1].id if len(layer.outputs) > 1 else None
         why = negpads.compile_refusal(pl, x_dims) if pl.outputs == 2 else None
-        if why and (layer.id, port) not in self.read_from_waiting:
-            self.unless_used[(layer.id, port)] = ("bad-attribute", f"{pl.op}: {why}", layer.data_line, layer)
-            self.index_ports.setdefault((layer.id, port), None)
-        if pl.crashes_unless_indices_used and (layer.id, port) not in self.read_from_waiting:
-            self.unless_used[(layer.id, port)] = (
+        if why and (layer.id, port) not in self.pending.read_from_waiting:
+            self.held.unless((layer.id, port), ("bad-attribute", f"{pl.op}: {why}", layer.data_line, layer))
+        if pl.crashes_unless_indices_used and (layer.id, port) not in self.pending.read_from_waiting:
+            self.held.unless((layer.id, port), (
                 "bad-attribute", f"{pl.op} with rounding_type ceil_torch and no dilations: OpenVINO 2026.4.1 reads"
                 " it, and crashes compiling it (a segmentation fault) when its indices output is not used",
-                layer.data_line, layer)
-            self.index_ports.setdefault((layer.id, port), None)   # (so that the edges from it are looked at)
+                layer.data_line, layer))
 
     def say_all(self, layer: Layer, said) -> None:
         """The rules' findings (judge.Said) of one layer."""
@@ -202,7 +198,7 @@ class Pooling:
         for k, port in enumerate(layer.outputs[: fl.outputs]):
             self.say_all(layer, judge.family_port_findings(layer, fl, port, et if k == 0 else None, computed, how))
             if computed is not None and port.dims != computed:
-                self.outputs[(layer.id, port.id)] = computed
+                self.pending.give((layer.id, port.id), computed)
         return Outcome(et, self.record(layer, x_dims, family=fl, computed=computed, how=how))
 
     def family_layer(self, layer: Layer, x_dims):
@@ -210,29 +206,29 @@ class Pooling:
         known (said), is refused (said), or is a reduction that is not a global pool."""
         rank = None if x_dims is None else len(x_dims)
         shape_port = layer.inputs[1] if len(layer.inputs) >= 2 else None
-        src = self.feeds.get((layer.id, shape_port.id)) if shape_port else None
+        src = self.pending.feeds.get((layer.id, shape_port.id)) if shape_port else None
         what = shape_input_name(layer)
-        if src is not None and src[0] not in self.consts and src[0] not in self.keep_consts \
+        if src is not None and src[0] not in self.kept.consts and src[0] not in self.waits.consts \
                 and getattr(self.sigs.of(src[0]), "type", None) == "Const":
-            self.relook.add(KeepConst(src[0]))      # (a Const not kept: judged in the next pass, with it kept)
+            self.waits.later(KeepConst(src[0]))      # (a Const not kept: judged in the next pass, with it kept)
             return None
         try:
             if shape_port is None:
                 interpret_family(layer, self.file, rank, (), {}, self.doc.ir_version)   # raises: no inputs
             try:
-                values, source = fold.shape_input(what, src, self.shape_ops, self.feeds, self.consts, self.weights.path,
+                values, source = fold.shape_input(what, src, self.kept.shape_ops, self.pending.feeds, self.kept.consts, self.kept.weights.path,
                                                   self.file)
-            except fold.Unknown as e:
+            except fold.UnknownInput as e:
                 self.finding("unchecked", str(e), shape_port.line, layer)
                 self.report.uncheck(layer.type, "their shape inputs are in a weights file that is not there"
                                     if e.missing else "their shape inputs are not known")
                 return None
-            early = read_model_values(source, self.weights.path, self.file)
+            early = read_model_values(source, self.kept.weights.path, self.file)
             if early is not None:
                 self.packed(layer, rank, source, early, values)
             return interpret_family(layer, self.file, rank, values, source.where(self.file), self.doc.ir_version)
         except IRError as e:
-            if e.code == "bad-weights" and e.layer_id in self.faulty_consts:
+            if e.code == "bad-weights" and e.layer_id in self.kept.faulty_consts:
                 return None                                 # (said at the Const)
             if e.code == "bad-weights":
                 e = e.located(**layer.where(self.file))
@@ -257,11 +253,11 @@ class Pooling:
                    f" CPU (it takes {', '.join(d['compiled_index_types'])})")
             port = (layer.id, layer.outputs[1].id) if len(layer.outputs) > 1 else None
             if fl.out_sizes and all(n == 1 for n in fl.out_sizes):   # global: a ReduceMax unless indices are used
-                if port is not None and port in self.read_from_waiting:
+                if port is not None and port in self.pending.read_from_waiting:
                     self.finding("bad-precision", f"{why} (an edge uses its indices)", layer.data_line, layer)
                 elif port is not None:
-                    self.index_ports[port] = ("bad-precision", f"{why}, where its indices output is used (a"
-                                              " global one whose indices nothing reads becomes a ReduceMax)")
+                    self.held.if_used(port, ("bad-precision", f"{why}, where its indices output is used (a"
+                                              " global one whose indices nothing reads becomes a ReduceMax)"))
             else:
                 self.finding("bad-precision", why, layer.data_line, layer)
 

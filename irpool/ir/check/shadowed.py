@@ -1,11 +1,45 @@
 """A layer whose id a later <layer> takes again: what OpenVINO's reader still checks and keeps of it, though it
-builds only the last layer of an id (a mixin of check's Net)."""
+builds only the last layer of an id (a mixin of check's NetCheck)."""
 from __future__ import annotations
 
 from ..graph.built import ROOTS
 from ..read.dims import port_dim
 from ..read.element_types import spellings
 from ..read.structure import line_of
+
+
+class Duplicates:
+    """Duplicate layer ids (OpenVINO builds the last layer of an id): counted in one reading, judged in the next."""
+
+    def __init__(self):
+        self.counts = {}        # id -> how many layers have it (this reading)
+        self.occurrences = {}   # id the reading before found duplicated -> how many layers with it were read so far
+        self.rooted = set()     # ids of a shadowed Result or Assign: whatever layer takes the id is a root
+        self.param_order = []   # Parameter ids in document order, shadowed ones too (the reader's input slots)
+        self.param_slots = {}   # id of a shadowed Parameter -> the Parameter ids before it (what its layer may take)
+        self.v10_params = []    # (id, line, element) of shadowed Parameters in IR v10
+
+    def occurrence(self, lid) -> int:
+        """One more layer of id `lid`, which the reading before found duplicated: how many so far."""
+        k = self.occurrences[lid] = self.occurrences.get(lid, 0) + 1
+        return k
+
+    def again(self, lid) -> None:
+        """A layer takes id `lid` again (judged in the next reading: the last layer of an id is built)."""
+        self.counts[lid] = self.counts.get(lid, 1) + 1
+
+    def parameter(self, lid) -> None:
+        """A Parameter: its place among the reader's inputs."""
+        self.param_order.append(lid)
+
+    def shadowed_parameter(self, lid) -> None:
+        """A shadowed Parameter: its place, and the Parameters before it (what a later layer of its id may take)."""
+        self.param_slots[lid] = frozenset(self.param_order)
+        self.param_order.append(lid)
+
+    def root(self, lid) -> None:
+        """A shadowed Result or Assign: whatever layer takes `lid` is a root."""
+        self.rooted.add(lid)
 
 
 class Shadowed:
@@ -31,9 +65,8 @@ class Shadowed:
         self.finding("shadowed-layer", f"layer id {lid} is given again to a later layer: OpenVINO builds only the"
                      f" last layer with an id, and ignores this {ltype}", line, el=el)
         if ltype in ROOTS:
-            self.rooted.add(lid)
+            self.dup.root(lid)
         elif ltype == "Parameter":
             if self.doc.ir_version == "10":
-                self.v10_params.append((lid, line, el))
-            self.param_slots[lid] = frozenset(self.param_order)
-            self.param_order.append(lid)
+                self.dup.v10_params.append((lid, line, el))
+            self.dup.shadowed_parameter(lid)

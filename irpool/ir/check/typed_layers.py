@@ -1,6 +1,6 @@
 """What a layer of a few types needs kept or judged as it is read, beyond its ports: a TensorIterator, Loop or If
 its bodies, a Const its element type, <data> and ports, a Result its ports, a shape op itself, an op read_model
-crashes building its refusal (a mixin of check's Net)."""
+crashes building its refusal (a mixin of check's NetCheck)."""
 from __future__ import annotations
 
 from ..read import portmaps
@@ -24,24 +24,24 @@ class TypedLayers:
                 self.build_time.append(len(self.report.findings))
                 self.finding(code, message, line, el=el)
             declared = declared_inputs(el)
-            self.holder_types[lid] = declared[1]
+            self.inner.holder(lid, declared[1])
             for body in bodies_of(el):
                 self.body(el, body, declared)
         elif ltype == "Const":
             data = el.find("data")
             given = self.const_type(el, data)
-            problem = data_problem(data, given, self.weights)
+            problem = data_problem(data, given, self.kept.weights)
             if problem is not None:
                 self.build_time.append(len(self.report.findings))  # (read_model judges it where it builds it)
-                self.faulty_consts.add(lid)
+                self.kept.faulty(lid)
                 self.finding(problem[0], f"Const {problem[1]}", line_of(data if data is not None else el), el=el)
             self.keep_const(el, lid, data)
             self.port_count(el)
             return given
         elif ltype == "Result":
             self.port_count(el)
-        elif ltype in SHAPE_OPS and len(self.shape_ops) < MOST_KEPT:
-            self.shape_ops[lid] = read_layer(el, [])        # (its problems are found below, as for any layer)
+        elif ltype in SHAPE_OPS and len(self.kept.shape_ops) < MOST_KEPT:
+            self.kept.shape_op(lid, read_layer(el, []))        # (its problems are found below, as for any layer)
         crash = build_crash(el, ltype)
         if crash is not None:
             self.build_time.append(len(self.report.findings))  # (read_model judges it where it builds it)

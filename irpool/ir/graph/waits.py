@@ -44,11 +44,17 @@ class InBody:
 
 
 class Waits:
-    """The waits of one net (a body's: those under its path), sorted by kind."""
+    """The waits of one net (a body's: those under its path), sorted by kind; `all`, this reading's waits for
+    every net (a body's are InBody); `relook`, what the next reading should wait for, which only later() adds to."""
 
     def __init__(self, waits, path: str = ""):
+        self.all, self.relook = waits, set()
         mine = [w.wait for w in waits if isinstance(w, InBody) and w.path == path] if path else list(waits)
         self.pools = frozenset(w.id for w in mine if isinstance(w, Pool))
         self.consts = frozenset(w.id for w in mine if isinstance(w, KeepConst))
         self.duplicates = {w.id: w.count for w in mine if isinstance(w, Duplicate)}
         self.outer = [w for w in mine if isinstance(w, Outer)]
+
+    def later(self, *waits) -> None:
+        """What the next reading should wait for (a body's, already under its path)."""
+        self.relook.update(waits)

@@ -22,7 +22,7 @@ class Unfoldable(Exception):
     """Why a shape input's value is not known to irpool: a sentence, without the layer it was asked for."""
 
 
-class Unknown(Exception):
+class UnknownInput(Exception):
     """Why a family layer's shape input is not known: the sentence check's warning and run's refusal say;
     `missing` when only the weights file is wanting."""
 
@@ -33,17 +33,17 @@ class Unknown(Exception):
 
 def shape_input(what: str, src, ops: dict, feeds: dict, found_consts: dict, bin_path, file) -> tuple:
     """(values, the Const or shape op they come from) of a family layer's shape input (`what`: axes or
-    output_shape) fed by output `src` (None: no edge), as value() finds them; Unknown when irpool cannot know them."""
+    output_shape) fed by output `src` (None: no edge), as value() finds them; UnknownInput when irpool cannot know them."""
     are = "are" if what == "axes" else "is"
     if src is None:
-        raise Unknown(f"its {what} {are} fed by no edge: irpool cannot know the output")
+        raise UnknownInput(f"its {what} {are} fed by no edge: irpool cannot know the output")
     const = found_consts.get(src[0])
     try:
         values = value(src, ops, feeds, found_consts, bin_path, file, floats=what == "output_shape")
     except Unfoldable as e:
         full = f" (irpool keeps the first {MOST_KEPT} of a net's {', '.join(sorted(SHAPE_OPS))} layers)" \
             if len(ops) >= MOST_KEPT else ""
-        raise Unknown(f"its {what} {are} fed by layer {src[0]}, not by a Const, and irpool cannot fold"
+        raise UnknownInput(f"its {what} {are} fed by layer {src[0]}, not by a Const, and irpool cannot fold"
                       f" {'them' if what == 'axes' else 'it'}: {e}{full}") from None
     except _Refusal as e:
         op, why = e.args
@@ -52,7 +52,7 @@ def shape_input(what: str, src, ops: dict, feeds: dict, found_consts: dict, bin_
     except consts.Missing as e:
         held = f"in Const id={const.id} name={const.name!r}, whose value is" if const is not None else \
             f"computed by layer {src[0]} from Consts whose values are"
-        raise Unknown(f"its {what} {are} {held} in the weights file: {e}", missing=True) from None
+        raise UnknownInput(f"its {what} {are} {held} in the weights file: {e}", missing=True) from None
     return values, const or ops[src[0]]
 
 

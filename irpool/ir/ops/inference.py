@@ -24,12 +24,12 @@ def indices_refusal(pl) -> str | None:
 
 def watch_indices(net, layer, pl) -> None:
     """Said at once where an edge already read the layer's indices (a layer that waited for its edges), else kept
-    in net.index_ports for the edge that reads them (an error another rule keeps there wins)."""
+    in net.held.index_ports for the edge that reads them (an error another rule keeps there wins)."""
     why = indices_refusal(pl)
     if why is None or len(layer.outputs) < 2:
         return
     port = (layer.id, layer.outputs[1].id)
-    if port in net.read_from_waiting:
+    if port in net.pending.read_from_waiting:
         net.finding(CODE, f"{why} (an edge uses its output port {port[1]})", layer.outputs[1].line, layer)
-    elif not net.index_ports.get(port):
-        net.index_ports[port] = (CODE, why)
+    else:
+        net.held.if_used(port, (CODE, why), keep=True)

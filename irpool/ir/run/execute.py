@@ -123,7 +123,7 @@ def shape_input(layer: Layer, file, found: dict, ops: dict, edges: dict, bin_pat
     src = edges.get((layer.id, layer.inputs[1].id))
     try:
         values, source = fold.shape_input(what, src, ops, edges, found, bin_path, file)
-    except fold.Unknown as e:
+    except fold.UnknownInput as e:
         raise IRError(str(e), code="unchecked" if e.missing else "unsupported",
                       **layer.where(file, layer.inputs[1].line)) from None
     return values, source.where(file)

@@ -1,0 +1,54 @@
+"""The CPU plugin's verdicts on a pool that wait for its consumers: what is refused unless an output is used (or is
+refused if it is), the pools kept in a type that only an f32 consumer saves, the Converts fused into a pool. The
+pooling room holds them as it judges a layer, the edges room settles them as edges read the outputs, and finish
+says what is left."""
+from __future__ import annotations
+
+from array import array
+
+
+class Held:
+    """The verdicts held for the consumers of one net's pools."""
+
+    def __init__(self):
+        self.unless_used = {}   # (layer id, port id) -> (code, message, line, layer): refused unless that output is used
+        self.f32_chain = {}     # layer id -> (code, message, line, layer): refused unless it feeds a layer run as f32
+        self.index_ports = {}   # (layer id, port id) -> (code, why) OpenVINO refuses the layer if this output is used
+        self.reference_ports, self.references = set(), set()   # indices ports that make one, the layers they did
+        self.fused = []         # (pool id, Convert id, edge line) of pools that feed a Convert to bf16 (fused_convert)
+        self.converts = array("i")   # rows of Converts to another type than bf16 (say_f32_chain)
+
+    def unless(self, port, verdict) -> None:
+        """`verdict` (code, message, line, layer): said in finish unless an edge reads output `port`."""
+        self.unless_used[port] = verdict
+        self.index_ports.setdefault(port, None)
+
+    def if_used(self, port, why, keep=False) -> None:
+        """`why` (code, message): said if an edge reads output `port`; `keep`: not over a verdict held there."""
+        if not keep or not self.index_ports.get(port):
+            self.index_ports[port] = why
+
+    def watch(self, port) -> None:
+        """Output `port` of a MaxPool-8/14 or AdaptiveMaxPool's indices: an edge from it makes the plugin run the
+        layer as a reference implementation (edge_read says so)."""
+        self.reference_ports.add(port)
+        self.index_ports.setdefault(port, None)
+
+    def f32(self, lid, verdict) -> None:
+        """A pool kept in a type the tier has no kernel for: refused unless it feeds a layer run as f32."""
+        self.f32_chain[lid] = verdict
+
+    def edge_read(self, fl, fp):
+        """An edge reads output `fp` of layer `fl`: what is refused where it is used (code, why), or None."""
+        self.unless_used.pop((fl, fp), None)
+        if (fl, fp) in self.reference_ports:
+            self.references.add(fl)
+        return self.index_ports.get((fl, fp))
+
+    def fuse(self, fl, tl, line) -> None:
+        """Pool `fl`'s data output goes to Convert `tl` to a type the plugin fuses into it (finish judges it)."""
+        self.fused.append((fl, tl, line))
+
+    def convert(self, row) -> None:
+        """A Convert to another type than bf16 (at `row`): where the plugin runs a bf16 chain in f32."""
+        self.converts.append(row)
