@@ -159,12 +159,25 @@ def global_inputs(shape, kind, rng):
     return x.astype(np.float32)
 
 
+def mixed_by_the_limit(shape, after) -> bool:
+    """OpenVINO 2026.4.0 under ONEDNN_MAX_CPU_ISA below AVX-512 on an AVX-512 CPU, 16 channels or more, after a
+    Convolution or on planes under 16 elements: the plugin mixes channels c and c + 8 of each 16-channel block
+    (schemas/openvino.json cpu_tiers reduce_width; asserted below), where irpool keeps the channels' own values."""
+    from irpool import cpu
+    limited, host = cpu.host(), cpu.uncapped()
+    return (ov.get_version().startswith("2026.4.0") and host is not None and host.has("avx512")
+            and limited is not None and not limited.has("avx512") and shape[1] >= 16
+            and (after == "convolution" or shape[-1] * shape[-2] < 16))
+
+
 @pytest.mark.parametrize("after", ["parameter", "convolution"])
 @pytest.mark.parametrize("shape", GLOBAL_SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_global_reduce_mean_and_max_equal_the_plugin_in_their_net(tmp_path, shape, after):
     """A global ReduceMean (plain values) and ReduceMax (zeros of both signs; a NaN in each plane) run with layer=
     out of their net: the plugin adds in lanes on the planar layout a Parameter gives it, by rows on the
     channels-last one a Convolution gives it (core/reduce_order.py); the same bits, the sign of zero included."""
+    if mixed_by_the_limit(shape, after):
+        pytest.skip("OpenVINO 2026.4.0 under ONEDNN_MAX_CPU_ISA mixes channels here (cpu_tiers reduce_width)")
     rng = np.random.default_rng(sum(shape))
     for reduction, kinds in (("mean", ["plain", "zeros"]), ("max", ["zeros", "nan"])):
         xml, plugin = global_reduce_ir(tmp_path, shape, after, reduction)
@@ -192,11 +205,12 @@ for i, (shape, after) in enumerate([([1, 40, 7, 7], "convolution"), ([1, 64, 7, 
             fed, want = plugin(t.global_inputs(shape, kind, np.random.default_rng(i)))
             got = next(iter(irpool.run(xml, fed, layer="global").values()))
             if after == "convolution" and shape[1] >= 16 and mixes:
-                # 2026.4.0 under the limit: a 16-channel block of 8-lane vectors; channel c of the block gets
-                # channels c and c + 8, channels 8-15 nothing; the last C % 16 are added one tap at a time
+                # 2026.4.0 under the limit: a 16-channel block in 8-float steps; channel c of the block gets
+                # channels c and c + 8, channels 8-15 keep the start value; the last C % 16 are right
                 w, f = want.reshape(shape[:2]), fed.reshape(shape[0], shape[1], -1).astype(np.float64)
+                start = 0 if reduction == "mean" else np.finfo(np.float32).min
+                assert (w[:, 8:16] == start).all() and (w[:, 24:32] == start).all(), w
                 if reduction == "mean" and kind == "plain":
-                    assert (w[:, 8:16] == 0).all() and (w[:, 24:32] == 0).all(), w
                     assert np.allclose(w[:, :8], f[:, :8].mean(-1) + f[:, 8:16].mean(-1), rtol=1e-5), w
                 assert_same_bits(got.reshape(shape[:2])[:, 32:], w[:, 32:], (shape, after, reduction, kind))
                 continue
@@ -240,6 +254,8 @@ def test_global_reduce_under_onednn_max_cpu_isa(tmp_path, limit):
 @pytest.mark.parametrize("shape", [[1, 2048, 7, 7], [1, 24, 4, 7, 7]], ids=lambda s: "x".join(map(str, s)))
 def test_global_reduce_of_float16_equals_the_plugin(tmp_path, shape, after):
     """float16 in, float16 out: the plugin reduces in f32 in its order and converts the result (to nearest even)."""
+    if mixed_by_the_limit(shape, after):
+        pytest.skip("OpenVINO 2026.4.0 under ONEDNN_MAX_CPU_ISA mixes channels here (cpu_tiers reduce_width)")
     rng = np.random.default_rng(len(shape))
     for reduction, kinds in (("mean", ["plain"]), ("max", ["zeros"])):
         xml, plugin = global_reduce_ir(tmp_path, shape, after, reduction, "float16")
