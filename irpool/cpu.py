@@ -221,6 +221,11 @@ def uncapped() -> Tier | None:
     return one()
 
 
+def reduce_width() -> dict:
+    """The global Reduce's vector width rule (cpu_tiers "reduce_width"): which OpenVINO versions the limit caps."""
+    return _table()["reduce_width"]
+
+
 def for_run() -> Tier | None:
     """The tier whose rounding run reproduces: the chosen one; host (the default) for `all`."""
     return one() or host()

@@ -159,12 +159,25 @@ def global_inputs(shape, kind, rng):
     return x.astype(np.float32)
 
 
+def mixed_by_the_limit(shape, after) -> bool:
+    """OpenVINO 2026.4.0 under ONEDNN_MAX_CPU_ISA below AVX-512 on an AVX-512 CPU, 16 channels or more, after a
+    Convolution or on planes under 16 elements: the plugin mixes channels c and c + 8 of each 16-channel block
+    (schemas/openvino.json cpu_tiers reduce_width; asserted below), where irpool keeps the channels' own values."""
+    from irpool import cpu
+    limited, host = cpu.host(), cpu.uncapped()
+    return (ov.get_version().startswith("2026.4.0") and host is not None and host.has("avx512")
+            and limited is not None and not limited.has("avx512") and shape[1] >= 16
+            and (after == "convolution" or shape[-1] * shape[-2] < 16))
+
+
 @pytest.mark.parametrize("after", ["parameter", "convolution"])
 @pytest.mark.parametrize("shape", GLOBAL_SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_global_reduce_mean_and_max_equal_the_plugin_in_their_net(tmp_path, shape, after):
     """A global ReduceMean (plain values) and ReduceMax (zeros of both signs; a NaN in each plane) run with layer=
     out of their net: the plugin adds in lanes on the planar layout a Parameter gives it, by rows on the
     channels-last one a Convolution gives it (core/reduce_order.py); the same bits, the sign of zero included."""
+    if mixed_by_the_limit(shape, after):
+        pytest.skip("OpenVINO 2026.4.0 under ONEDNN_MAX_CPU_ISA mixes channels here (cpu_tiers reduce_width)")
     rng = np.random.default_rng(sum(shape))
     for reduction, kinds in (("mean", ["plain", "zeros"]), ("max", ["zeros", "nan"])):
         xml, plugin = global_reduce_ir(tmp_path, shape, after, reduction)
@@ -180,32 +193,60 @@ sys.path[:0] = sys.argv[1:3]
 import test_bits_openvino as t
 from bits import assert_same_bits
 import irpool
-tmp = pathlib.Path(sys.argv[3])
+from irpool.core.reduce_order import global_reduce
+tmp, width, mixes = pathlib.Path(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "mixes"
 for i, (shape, after) in enumerate([([1, 40, 7, 7], "convolution"), ([1, 64, 7, 7], "parameter"),
-                                    ([1, 32, 4, 7, 7], "parameter")]):
-    (tmp / str(i)).mkdir()
-    xml, plugin = t.global_reduce_ir(tmp / str(i), shape, after, "mean")
-    fed, want = plugin(t.global_inputs(shape, "plain", np.random.default_rng(i)))
-    assert_same_bits(next(iter(irpool.run(xml, fed, layer="global").values())), want, (shape, after))
+                                    ([1, 120, 14, 14], "parameter"), ([1, 32, 4, 7, 7], "parameter"),
+                                    ([1, 12, 7, 7], "convolution"), ([1, 24, 1, 5, 6], "parameter")]):
+    for reduction, kinds in (("mean", ["plain", "zeros"]), ("max", ["zeros", "nan"])):
+        (tmp / f"{i}{reduction}").mkdir()
+        xml, plugin = t.global_reduce_ir(tmp / f"{i}{reduction}", shape, after, reduction)
+        for kind in kinds:
+            fed, want = plugin(t.global_inputs(shape, kind, np.random.default_rng(i)))
+            got = next(iter(irpool.run(xml, fed, layer="global").values()))
+            if after == "convolution" and shape[1] >= 16 and mixes:
+                # 2026.4.0 under the limit: a 16-channel block in 8-float steps; channel c of the block gets
+                # channels c and c + 8, channels 8-15 keep the start value; the last C % 16 are right
+                w, f = want.reshape(shape[:2]), fed.reshape(shape[0], shape[1], -1).astype(np.float64)
+                start = 0 if reduction == "mean" else np.finfo(np.float32).min
+                assert (w[:, 8:16] == start).all() and (w[:, 24:32] == start).all(), w
+                if reduction == "mean" and kind == "plain":
+                    assert np.allclose(w[:, :8], f[:, :8].mean(-1) + f[:, 8:16].mean(-1), rtol=1e-5), w
+                assert_same_bits(got.reshape(shape[:2])[:, 32:], w[:, 32:], (shape, after, reduction, kind))
+                continue
+            assert_same_bits(got, want, (shape, after, reduction, kind))
+            if after == "parameter":       # the width asked for, independently of irpool's CPU profile
+                mine = global_reduce(fed, "avg" if reduction == "mean" else "max", "planar", width)
+                assert_same_bits(mine.reshape(want.shape), want, (shape, reduction, kind, width))
 print("equal")
 """
 
 
 @pytest.mark.parametrize("limit", ["AVX2", "SSE41"])
-def test_global_reduce_mean_under_onednn_max_cpu_isa(tmp_path, limit):
-    """Under ONEDNN_MAX_CPU_ISA the plugin's pools and convolutions take the limited kernels, its Reduce node does
-    not (measured on AMD EPYC Zen 4: still jit_avx512_f32, 16 lanes): irpool's order follows the Reduce node."""
+def test_global_reduce_under_onednn_max_cpu_isa(tmp_path, limit):
+    """Under ONEDNN_MAX_CPU_ISA the plugin's pools and convolutions take the limited kernels. Its Reduce node, on
+    OpenVINO 2026.4.1, does not (jit_avx512_f32, 16 lanes, on an AVX-512 CPU); on 2026.4.0 it still says
+    jit_avx512_f32 but adds a plane in the limit's 8 (AVX2) or 4 (SSE4.1) lanes, the orders of core/reduce_order.py
+    at those widths to the bit, sums and maxima with zeros of both signs and NaN (schemas/openvino.json cpu_tiers
+    reduce_width). Its channel block stays 16 there, which mixes the channels of a channels-last input of 16 or
+    more: asserted as measured (AMD EPYC Zen 4) where this CPU has avx512 and irpool does not follow."""
     ov = pytest.importorskip("openvino")
-    if not ov.get_version().startswith("2026.4.1"):     # (.ci/run's floors run 2026.4.0)
-        pytest.skip("measured on OpenVINO 2026.4.1 only: 2026.4.0 under the limit gave other values (not looked into)")
     import os
     import pathlib
     import subprocess
     import sys
+    from irpool import cpu
+    own = cpu.named(limit.lower())
+    capped = ov.get_version().startswith("2026.4.0")      # measured; .ci/run's floors run it
+    host = cpu.uncapped()
+    width = 16 if host is None or host.has("avx512") else 8 if host.has("avx2") else 4
+    if capped:
+        width = min(width, 8 if own.has("avx2") else 4)
+    mixes = capped and host is not None and host.has("avx512")
     here = pathlib.Path(__file__).parent
     env = dict(os.environ, ONEDNN_MAX_CPU_ISA=limit)
-    r = subprocess.run([sys.executable, "-c", _UNDER_LIMIT, str(here), str(here.parent / "helpers"), str(tmp_path)],
-                       env=env, capture_output=True, text=True, timeout=300)
+    r = subprocess.run([sys.executable, "-c", _UNDER_LIMIT, str(here), str(here.parent / "helpers"), str(tmp_path),
+                        str(width), "mixes" if mixes else "-"], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "equal" in r.stdout, r.stderr[-2000:]
 
 
@@ -213,6 +254,8 @@ def test_global_reduce_mean_under_onednn_max_cpu_isa(tmp_path, limit):
 @pytest.mark.parametrize("shape", [[1, 2048, 7, 7], [1, 24, 4, 7, 7]], ids=lambda s: "x".join(map(str, s)))
 def test_global_reduce_of_float16_equals_the_plugin(tmp_path, shape, after):
     """float16 in, float16 out: the plugin reduces in f32 in its order and converts the result (to nearest even)."""
+    if mixed_by_the_limit(shape, after):
+        pytest.skip("OpenVINO 2026.4.0 under ONEDNN_MAX_CPU_ISA mixes channels here (cpu_tiers reduce_width)")
     rng = np.random.default_rng(len(shape))
     for reduction, kinds in (("mean", ["plain"]), ("max", ["zeros"])):
         xml, plugin = global_reduce_ir(tmp_path, shape, after, reduction, "float16")
@@ -226,9 +269,10 @@ def test_global_reduce_of_float16_equals_the_plugin(tmp_path, shape, after):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_global_reduce_orders_equal_the_kernels_read_one_operation_at_a_time(width, data):
-    """Every width of the plugin's Reduce kernel (16 measured above; 8 and 4, for CPUs without avx512_core, read from
-    reduce.cpp) against a scalar emulation of the kernel (tests/helpers/reference.py), planar and channels-last,
-    sums and maxima over zeros of both signs, NaN and infinities."""
+    """Every width of the plugin's Reduce kernel (16 measured above; 8 and 4 read from reduce.cpp, and measured
+    planar on OpenVINO 2026.4.0 under ONEDNN_MAX_CPU_ISA) against a scalar emulation of the kernel
+    (tests/helpers/reference.py), planar and channels-last, sums and maxima over zeros of both signs, NaN and
+    infinities."""
     from irpool.core.reduce_order import global_reduce
     from reference import ref_global_reduce
     nd = data.draw(st.integers(1, 3))

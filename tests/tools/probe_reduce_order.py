@@ -80,7 +80,7 @@ ORDERS = {
     "rows": lambda x: rows(x) if x.ndim == 3 else None,
     "rows, last C % 16 sequential": lambda x: rows_in_vectors(x, 16) if x.ndim == 3 else None,
     "lanes16 per plane": lambda x: lanes_per_plane(x, 16),
-    "lanes8 per plane": lambda x: lanes_per_plane(x, 8),       # AVX2's, as read from the source: not measured
+    "lanes8 per plane": lambda x: lanes_per_plane(x, 8),       # AVX2's: OpenVINO 2026.4.0 under ONEDNN_MAX_CPU_ISA=AVX2
     "pairwise (numpy)": lambda x: x.reshape(x.shape[0], -1).sum(1, dtype=F32),
 }
 
@@ -90,7 +90,7 @@ def irpool_order(x: np.ndarray, layout: str) -> np.ndarray:
     from irpool.core.reduce_order import global_reduce
     from irpool.ir.run.execute import reduce_lanes
     order = "planar" if layout in ("abcd", "abcde") else "channels_last"
-    return global_reduce(x[None], "avg", order, reduce_lanes())[0] * F32(x[0].size)
+    return global_reduce(x[None], "avg", order, reduce_lanes(order))[0] * F32(x[0].size)
 CASES = [(64, (7, 7)), (40, (7, 7)), (120, (14, 14)), (17, (6, 6)), (32, (4, 7, 7)), (40, (2, 7, 7))]
 
 

@@ -2,6 +2,8 @@
 (or the Parameter feeding it) takes, once per shape and type a program sees; its spec run on the core."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ... import cpu
@@ -129,15 +131,27 @@ def shape_input(layer: Layer, file, found: dict, ops: dict, edges: dict, bin_pat
     return values, source.where(file)
 
 
-def reduce_lanes() -> int:
+def reduce_lanes(layout: str = "planar") -> int:
     """The float lanes of the plugin's Reduce kernel on the CPU run for: 16 with avx512_core, 8 with avx2, else 4
-    (reduce.cpp, Reduce::create_reduce_kernel: `mayiuse(avx512_core)`, then avx2, then sse41). ONEDNN_MAX_CPU_ISA
-    does not reach it (measured, 2026.4.1: under AVX2 and SSE41 the node stays jit_avx512_f32 and adds in 16
-    lanes on AMD EPYC Zen 4), so the host is read uncapped; a --cpu tier is taken as named."""
-    tier = cpu.uncapped()
+    (reduce.cpp, Reduce::create_reduce_kernel: `mayiuse(avx512_core)`, then avx2, then sse41); channels-last adds
+    in the channel block of that width (Reduce::createPrimitive: blk_size). ONEDNN_MAX_CPU_ISA reaches only the
+    planar kernel, and only on the OpenVINO versions in schemas/openvino.json cpu_tiers reduce_width (measured:
+    2026.4.0; not 2026.4.1, the default); a --cpu tier is taken as named."""
+    capped = layout == "planar" and _openvino_version() in cpu.reduce_width()["capped_on_openvino"]
+    tier = cpu.for_run() if capped else cpu.uncapped()
     if tier is None:
         return 16
     return 16 if tier.has("avx512") else 8 if tier.has("avx2") else 4
+
+
+@lru_cache(maxsize=1)
+def _openvino_version() -> str | None:
+    """The installed openvino's version (2026.4.0), read from its metadata without importing it; None: none."""
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+        return version("openvino")
+    except (ImportError, PackageNotFoundError):
+        return None
 
 
 def execute_family(layer: Layer, file, x, shape_input: tuple, threads, layout: str = "planar") -> list:
@@ -176,8 +190,8 @@ def _global_pool(reduction: str, et, x, xc, threads, layout: str):
     has it: rank 4 or 5, more than one channel) and vector width; an integer max in any order (the same bits)."""
     if xc.dtype in (np.float32, np.float16) and xc.size:    # (f16: the plugin reduces in f32 and converts back)
         cl = layout == "channels_last" and x.ndim in (4, 5) and x.shape[1] > 1
-        y = global_reduce(xc.astype(np.float32, copy=False), reduction, "channels_last" if cl else "planar",
-                          reduce_lanes())
+        order = "channels_last" if cl else "planar"
+        y = global_reduce(xc.astype(np.float32, copy=False), reduction, order, reduce_lanes(order))
         return et.from_compute(y.astype(xc.dtype, copy=False).reshape(x.shape[:2] + (1,) * (x.ndim - 2)))
     spec = PoolSpec(kernel=x.shape[2:], reduction=reduction, count="exclude_pad", sum_order="any")
     return et.from_compute(pool(xc, spec, threads=threads))
