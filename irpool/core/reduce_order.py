@@ -3,8 +3,10 @@
 The plugin's Reduce node (src/plugins/intel_cpu/src/nodes/reduce.cpp) runs one JIT kernel whose order of
 operations follows the layout it was given (that of the layer producing its input) and the vector width of
 its ISA (Reduce::create_reduce_kernel: jit_uni_reduce_kernel_f32<avx512_core | avx2 | sse41>, picked by oneDNN's
-`mayiuse`, so ONEDNN_MAX_CPU_ISA caps it). Measured bit for bit on OpenVINO 2026.4.1 (AMD EPYC Zen 4 and an
-Intel Xeon family 6 model 207; tests/core/test_bits_openvino.py, tests/tools/probe_reduce_order.py):
+`mayiuse`). Measured bit for bit on OpenVINO 2026.4.1 (AMD EPYC Zen 4 and an Intel Xeon family 6 model 207;
+tests/core/test_bits_openvino.py, tests/tools/probe_reduce_order.py); there ONEDNN_MAX_CPU_ISA does not reach the
+Reduce node (16 lanes), while on 2026.4.0 it caps the planar kernel, which then adds in 8 lanes (AVX2) or 4 (SSE41)
+exactly as below (measured on the AMD EPYC; ir/run/execute.reduce_lanes, schemas/openvino.json reduce_width):
 
 planar (`abcd`, `abcde`: the input is a Parameter, or a layer that keeps it planar): Reduce::reduce_PLN calls the
   kernel once per H x W plane (per depth slice in 3-D, each adding onto the last); its reduce_to_scalar branch
