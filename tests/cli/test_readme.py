@@ -82,7 +82,7 @@ def test_readme_python_examples(folder, monkeypatch):
 def test_readme_install_commands_come_first():
     shell = _blocks("sh")
     assert shell[0].strip().endswith(".xml") and "pip install ." in shell[0]
-    assert 'pip install -e ".[test]"' in shell[1] and shell[1].strip().endswith("python -m pytest")
+    assert 'pip install -e ".[test]"' in shell[1] and shell[1].strip().endswith("python -m pytest -n auto")
 
 
 def test_docs_codes_is_generated_from_the_data():

@@ -10,9 +10,9 @@ _CHILD = r"""
 import json, sys
 import openvino as ov
 core = ov.Core()
-for path in sys.stdin:
+for path in sys.argv[1:]:
     try:
-        core.compile_model(core.read_model(path.strip()), "CPU")
+        core.compile_model(core.read_model(path), "CPU")
         print(json.dumps("ok"), flush=True)
     except Exception as e:
         print(json.dumps(" ".join(str(e).split())[-300:]), flush=True)
@@ -21,11 +21,14 @@ for path in sys.stdin:
 
 def compile_in_child(paths) -> list[str]:
     """'ok' or the refusal for each IR file, compiled by OpenVINO's CPU plugin in a child process (restarted
-    after a crash, which counts as a refusal)."""
+    after a crash, which counts as a refusal). The paths go in argv, not stdin: `import openvino` sends its
+    telemetry from a thread that forks (openvino_telemetry backend_ga4.send, a multiprocessing.Process), and a
+    fork taken while the main thread held sys.stdin's lock closes stdin in the fork and waits on that lock for
+    ever, holding the stdout pipe open: subprocess.run never returned (seen on AMD EPYC family 25 model 17)."""
     out = []
     while len(out) < len(paths):
         rest = paths[len(out):]
-        proc = subprocess.run([sys.executable, "-c", _CHILD], input="".join(f"{p}\n" for p in rest),
+        proc = subprocess.run([sys.executable, "-c", _CHILD, *map(str, rest)], stdin=subprocess.DEVNULL,
                               capture_output=True, text=True)
         got = [json.loads(line) for line in proc.stdout.splitlines()]
         out += got

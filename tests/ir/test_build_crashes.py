@@ -10,7 +10,7 @@ import pytest
 import irpool
 
 pytest.importorskip("openvino")
-pytestmark = [pytest.mark.openvino]
+pytestmark = [pytest.mark.openvino, pytest.mark.reader]
 
 _CHILD = """
 import sys, openvino as ov

@@ -154,7 +154,8 @@ OTHERS = [t.onednn for t in cpu.tiers() if t.onednn not in SHOWN]
 
 
 # Each limit is a child pytest of the plugin comparisons (about a minute each on 2 cores): the slow set runs them,
-# and .ci/run runs every comparison with OpenVINO under AVX2 once more besides.
+# and .ci/run runs every other comparison with OpenVINO under AVX2 once more besides (its AVX2 pass leaves out
+# TIER_TESTS, which the AVX2 child here ran, reading this list).
 @pytest.mark.slow
 @pytest.mark.parametrize("limit", SHOWN + OTHERS)
 def test_the_plugin_comparisons_hold_under_each_limit(limit):

@@ -45,6 +45,7 @@ def _errors(xml) -> list:
 
 
 @pytest.mark.openvino
+@pytest.mark.reader
 @pytest.mark.parametrize("xml", list(_cases()))
 def test_check_refuses_the_ids_read_model_refuses(xml):
     ov = pytest.importorskip("openvino")
@@ -124,6 +125,7 @@ SPELLED = {
 
 
 @pytest.mark.openvino
+@pytest.mark.reader
 @pytest.mark.parametrize("xml", [pytest.param(_spelled(w, t), id=f"{w}: {t!r}") for w, ts in SPELLED.items()
                                  for t in ts])
 def test_check_refuses_the_spellings_read_model_refuses(xml):
@@ -142,6 +144,7 @@ def test_check_refuses_the_spellings_read_model_refuses(xml):
 
 
 @pytest.mark.openvino
+@pytest.mark.reader
 @pytest.mark.parametrize("version", ["custom", "extension", "experimental"])
 def test_a_version_no_opset_has_is_a_warning_where_an_extension_may_bring_it(version):
     """read_model (no extension loaded) refuses it; an extension could register it, which check cannot know."""
@@ -164,6 +167,7 @@ ORPHAN_EDITS = {"type with a blank": ('type="ReLU"', 'type=" ReLU"'), "version O
 
 
 @pytest.mark.openvino
+@pytest.mark.reader
 @pytest.mark.parametrize("edit", list(ORPHAN_EDITS), ids=list(ORPHAN_EDITS))
 def test_what_read_model_judges_only_where_it_builds_is_a_warning_elsewhere(edit):
     """A Const and a ReLU no Result depends on, broken: read_model never builds them and reads the file (an
@@ -239,6 +243,7 @@ def test_run_reads_a_net_whose_ids_are_written_otherwise():
 
 
 @pytest.mark.openvino
+@pytest.mark.reader
 @pytest.mark.parametrize("xml", [net().replace('kernel="2,2"', 'kernel="2,2" kernel="3,3"'), net() + "<net/>"],
                          ids=["an attribute twice", "an element after </net>"])
 def test_xml_read_model_reads_and_lxml_refuses_is_said_unchecked(xml):

@@ -9,7 +9,7 @@ import pytest
 import irpool
 from irbuild import small_net
 
-pytestmark = [pytest.mark.openvino]
+pytestmark = [pytest.mark.openvino, pytest.mark.reader]
 ov = pytest.importorskip("openvino")
 
 _RELU = 'type="ReLU" version="opset1"'
