@@ -195,12 +195,21 @@ def _planar_sum(x, width):
     for d in range(depth):
         plane = x[:, d]
         if full:
-            quads = np.ascontiguousarray(plane[:, :full].view(_QUARTER).T).view(F32)
+            quads = np.ascontiguousarray(_quarters(plane[:, :full]).T).view(F32)
             lanes = np.add.reduce(quads.reshape(full // width, -1), axis=0).reshape(width // 4, p, 4)
             np.add(_horizontal_sum(lanes), total, out=total)
         for j in range(full, hw):
             np.add(total, plane[:, j], out=total)
     return total
+
+
+def _quarters(part):
+    """(planes, taps) floats seen as (planes, taps / 4) 16-byte items; numpy before 1.23 views only a C-contiguous
+    array as items of another size, so a plane cut from a wider one is copied there first."""
+    try:
+        return part.view(_QUARTER)
+    except ValueError:
+        return np.ascontiguousarray(part).view(_QUARTER)
 
 
 def _horizontal_sum(q):
