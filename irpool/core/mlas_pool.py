@@ -23,7 +23,6 @@ Measured bit for bit against onnxruntime 1.32 (tests/core/test_bits_onnxruntime.
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import threading
 

@@ -47,10 +47,6 @@ def _m(a, b):
     return np.where(a > b, a, b)
 
 
-def _op(reduction):
-    return np.add if reduction == "avg" else _m
-
-
 def _sum_chain(start, t):
     """start + t[:, 0] + t[:, 1] + ... for t (m, taps, k), one tap at a time (start None: +0.0). einsum adds the
     taps one after the other when k has more than one element (its inner loop runs along k, its outer over the
@@ -90,66 +86,65 @@ def _max_chain(start, t):
     return np.where(any_nan, won, _m(start, won))
 
 
-def _chain(reduction, start, t):
-    return _sum_chain(start, t) if reduction == "avg" else _max_chain(start, t)
-
-
-def _horizontal(lanes, op):
-    """A vector's lanes (width, m) to one value each, as horiz_reduce_store groups them."""
+def _horizontal_max(lanes):
+    """A vector's lanes (width, m) to one value each, as horiz_reduce_store groups them (maxps)."""
     w = lanes.shape[0]
     if w == 16:
-        lanes = op(op(lanes[0:4], lanes[4:8]), op(lanes[8:12], lanes[12:16]))
+        lanes = _m(_m(lanes[0:4], lanes[4:8]), _m(lanes[8:12], lanes[12:16]))
     elif w == 8:
-        lanes = op(lanes[0:4], lanes[4:8])
-    return op(op(lanes[0], lanes[1]), op(lanes[2], lanes[3]))
+        lanes = _m(lanes[0:4], lanes[4:8])
+    return _m(_m(lanes[0], lanes[1]), _m(lanes[2], lanes[3]))
 
 
-def _planar(x, reduction, width):
-    """(planes, depth, HW) -> (planes,): one reduce_to_scalar call per H x W plane, each onto the last."""
+def _planar_max(x, width):
+    """(planes, depth, HW) -> (planes,): the maxima of one reduce_to_scalar call per H x W plane, each onto the
+    last (the sums: _planar_sum)."""
     p, depth, hw = x.shape
     step = max(8, width)
     full = hw // step * step
-    op = _op(reduction)
-    total = _start(reduction, p)
+    total = np.full(p, LOWEST, F32)
     for d in range(depth):
         plane = x[:, d]
         if full:
-            total = op(_horizontal(_lanes(plane, full, width, reduction), op), total)
+            total = _m(_horizontal_max(_lanes_max(plane, full, width)), total)
         for j in range(full, hw):       # the taps left over, one at a time (fewer than a step)
-            total = op(total, plane[:, j])
+            total = _m(total, plane[:, j])
     return total
 
 
-def _lanes(plane, full, width, reduction):
-    """Each lane from its start value over taps i, i + width, ... of a plane's first `full` -> (width, planes), on a
-    strided view of the plane (no copy of the input)."""
+def _lanes_max(plane, full, width):
+    """Each lane from the lowest float over taps i, i + width, ... of a plane's first `full` -> (width, planes), on
+    a strided view of the plane (no copy of the input)."""
     p = plane.shape[0]
     s = plane.strides
     vectors = as_strided(plane, (p, full // width, width), (s[0], width * s[1], s[1]), writeable=False)
-    return np.ascontiguousarray(_chain(reduction, None, vectors).T)
+    return np.ascontiguousarray(_max_chain(None, vectors).T)
 
 
-def _start(reduction, m):
-    return np.zeros(m, F32) if reduction == "avg" else np.full(m, LOWEST, F32)
-
-
-def _channels_last(x, reduction, blk):
-    """(n, [D,] H, W, C) -> (n, C): ReduceDH_opt's rows for the channels in whole blocks where it applies
-    (one depth slice, H > 1, W > 1), every tap in order otherwise and for the last C % blk channels."""
-    n, c = x.shape[0], x.shape[-1]
-    spatial = x.shape[1:-1]
+def _blocks(spatial, c, blk):
+    """ReduceDH_opt's reach over (n, c, *spatial): (H, W) where it applies (one depth slice, H > 1, W > 1; else
+    None), and the channels it takes, those in whole blocks of `blk` (0 where it does not apply)."""
     if len(spatial) == 3 and spatial[0] == 1:
         spatial = spatial[1:]
-    taps = math.prod(spatial)
-    whole = c // blk * blk if len(spatial) == 2 and spatial[0] > 1 and spatial[1] > 1 else 0
+    if len(spatial) == 2 and spatial[0] > 1 and spatial[1] > 1:
+        return tuple(spatial), c // blk * blk
+    return None, 0
+
+
+def _channels_last_max(x, blk):
+    """(n, [D,] H, W, C) -> (n, C): ReduceDH_opt's rows for the channels in whole blocks where it applies
+    (_blocks), every tap in order otherwise and for the last C % blk channels (the sums: _channels_last_sum)."""
+    n, c = x.shape[0], x.shape[-1]
+    taps = math.prod(x.shape[1:-1])
+    hw, whole = _blocks(x.shape[1:-1], c, blk)
     if not whole:
-        return _chain(reduction, None, x.reshape(n, taps, c))
-    h, w = spatial
-    rows = _chain(reduction, None, x.reshape(n * h, w, c)[:, :, :whole]).reshape(n, h, whole)
+        return _max_chain(None, x.reshape(n, taps, c))
+    h, w = hw
+    rows = _max_chain(None, x.reshape(n * h, w, c)[:, :, :whole]).reshape(n, h, whole)
     out = np.empty((n, c), F32)
-    out[:, :whole] = _chain(reduction, None, rows)
+    out[:, :whole] = _max_chain(None, rows)
     if whole < c:
-        out[:, whole:] = _chain(reduction, None, x.reshape(n, taps, c)[:, :, whole:])
+        out[:, whole:] = _max_chain(None, x.reshape(n, taps, c)[:, :, whole:])
     return out
 
 
@@ -176,12 +171,12 @@ def _global(x, reduction, layout, width):
             total = _channels_last_sum(x, blk)
         return (total / np.float32(math.prod(spatial))).astype(F32, copy=False)
     if layout == "planar":
-        return _planar(x.reshape(n * c, -1, hw), reduction, width).reshape(n, c)
-    return _channels_last(np.ascontiguousarray(np.moveaxis(x, 1, -1)), reduction, blk)
+        return _planar_max(x.reshape(n * c, -1, hw), width).reshape(n, c)
+    return _channels_last_max(np.ascontiguousarray(np.moveaxis(x, 1, -1)), blk)
 
 
 def _planar_sum(x, width):
-    """(planes, depth, HW) -> (planes,): _planar's sums without their start values (adding +0.0 first changes
+    """(planes, depth, HW) -> (planes,): the sums _planar_max's planes would take, without their start values (adding +0.0 first changes
     nothing but a -0.0, and a plane's total starts at +0.0, where the sign of a zero lane or tree is lost either
     way). The taps in vectors are moved four floats (one 16-byte item) at a time into (taps / 4, planes, 4): a
     vector's lanes k = 4a + j of every plane are then one contiguous row of (width / 4) x planes x 4 floats,
@@ -213,24 +208,21 @@ def _quarters(part):
 
 
 def _horizontal_sum(q):
-    """A vector's lanes as (width / 4, planes, 4) quarters -> (planes,): _horizontal's additions, an AVX-512
+    """A vector's lanes as (width / 4, planes, 4) quarters -> (planes,): the additions _horizontal_max makes as maxima, an AVX-512
     vector's quarters (q0 + q1) + (q2 + q3), an AVX2 vector's halves h0 + h1, then (l0 + l1) + (l2 + l3)."""
     q = (q[0] + q[1]) + (q[2] + q[3]) if len(q) == 4 else q[0] + q[1] if len(q) == 2 else q[0]
     return (q[:, 0] + q[:, 1]) + (q[:, 2] + q[:, 3])
 
 
 def _channels_last_sum(x, blk):
-    """(n, c, *spatial) -> (n, c): _channels_last's sums on x as numpy holds it (channels-first), the channels in
+    """(n, c, *spatial) -> (n, c): the sums _channels_last_max's order takes, on x as numpy holds it (channels-first), the channels in
     whole blocks by _row_sums, the others (and every channel where ReduceDH_opt does not apply) from a copy
     with the channels last, one tap after the other."""
     n, c = x.shape[:2]
-    spatial = x.shape[2:]
-    if len(spatial) == 3 and spatial[0] == 1:
-        spatial = spatial[1:]
-    whole = c // blk * blk if len(spatial) == 2 and spatial[0] > 1 and spatial[1] > 1 else 0
+    hw, whole = _blocks(x.shape[2:], c, blk)
     out = np.empty((n, c), F32)
     if whole:
-        out[:, :whole] = _row_sums(x[:, :whole].reshape((n, whole) + spatial))
+        out[:, :whole] = _row_sums(x[:, :whole].reshape((n, whole) + hw))
     if whole < c:
         rest = x[:, whole:].reshape(n, c - whole, -1)
         out[:, whole:] = _sum_chain(None, np.ascontiguousarray(np.moveaxis(rest, 1, -1)))
