@@ -176,13 +176,13 @@ def _global(x, reduction, layout, width):
 
 
 def _planar_sum(x, width):
-    """(planes, depth, HW) -> (planes,): the sums _planar_max's planes would take, without their start values (adding +0.0 first changes
-    nothing but a -0.0, and a plane's total starts at +0.0, where the sign of a zero lane or tree is lost either
-    way). The taps in vectors are moved four floats (one 16-byte item) at a time into (taps / 4, planes, 4): a
-    vector's lanes k = 4a + j of every plane are then one contiguous row of (width / 4) x planes x 4 floats,
-    which np.add.reduce over axis 0 adds row after row (its inner loop runs along the row: numpy's pairwise sum
-    only runs along the inner axis), and the lanes come out in the quarters horiz_reduce_store adds; the taps
-    left over are one numpy add each. (einsum over the lanes in place runs 16 floats a call: 1.3-2x slower.)"""
+    """(planes, depth, HW) -> (planes,): the sums of the planes in the order _planar_max takes their maxima, without
+    their start values (adding +0.0 first changes nothing but a -0.0, and a plane's total starts at +0.0, where the sign
+    of a zero lane or tree is lost either way). The taps in vectors are moved four floats (one 16-byte item) at a time
+    into (taps / 4, planes, 4): a vector's lanes k = 4a + j of every plane are then one contiguous row of (width / 4) x
+    planes x 4 floats, which np.add.reduce over axis 0 adds row after row (its inner loop runs along the row: numpy's
+    pairwise sum only runs along the inner axis), and the lanes come out in the quarters horiz_reduce_store adds; the
+    taps left over are one numpy add each. (einsum over the lanes in place runs 16 floats a call: 1.3-2x slower.)"""
     p, depth, hw = x.shape
     step = max(8, width)
     full = hw // step * step
@@ -208,16 +208,17 @@ def _quarters(part):
 
 
 def _horizontal_sum(q):
-    """A vector's lanes as (width / 4, planes, 4) quarters -> (planes,): the additions _horizontal_max makes as maxima, an AVX-512
-    vector's quarters (q0 + q1) + (q2 + q3), an AVX2 vector's halves h0 + h1, then (l0 + l1) + (l2 + l3)."""
+    """A vector's lanes as (width / 4, planes, 4) quarters -> (planes,): horiz_reduce_store's additions, grouped as
+    _horizontal_max groups its maxima: an AVX-512 vector's quarters (q0 + q1) + (q2 + q3), an AVX2 vector's halves
+    h0 + h1, then (l0 + l1) + (l2 + l3)."""
     q = (q[0] + q[1]) + (q[2] + q[3]) if len(q) == 4 else q[0] + q[1] if len(q) == 2 else q[0]
     return (q[:, 0] + q[:, 1]) + (q[:, 2] + q[:, 3])
 
 
 def _channels_last_sum(x, blk):
-    """(n, c, *spatial) -> (n, c): the sums _channels_last_max's order takes, on x as numpy holds it (channels-first), the channels in
-    whole blocks by _row_sums, the others (and every channel where ReduceDH_opt does not apply) from a copy
-    with the channels last, one tap after the other."""
+    """(n, c, *spatial) -> (n, c): the sums in the order _channels_last_max takes its maxima, on x as numpy holds it
+    (channels-first), the channels in whole blocks by _row_sums, the others (and every channel where ReduceDH_opt does
+    not apply) from a copy with the channels last, one tap after the other."""
     n, c = x.shape[:2]
     hw, whole = _blocks(x.shape[2:], c, blk)
     out = np.empty((n, c), F32)
