@@ -81,7 +81,8 @@ class Edges:
     def stream(self, pairs, each) -> list:
         """The (element, ends) pairs of a batch of edges; where `each`, those with an end not written plainly
         ("03", "+3": ids.py), as read_model reads them, to stream again (refused: a problem)."""
-        waiting, index_ports, shape_ops, outputs = self.pending.waiting, self.held.index_ports, self.kept.shape_ops, self.pending.outputs
+        waiting, outputs = self.pending.waiting, self.pending.outputs
+        index_ports, shape_ops = self.held.index_ports, self.kept.shape_ops
         row, value, signature, graph, types = self.seen.finder(), self.seen.value, self.sigs.at, self.graph, self.types
         kept, before_layers = self.sigs.by_number, not len(self.seen)
         out_types, param_slots = self.pending.out_types, self.dup.param_slots
@@ -190,13 +191,13 @@ class Edges:
         if dst is None or dst.type not in POOL_TYPES or not dst.inputs or dst.inputs[0][0] != tp:
             return
         if fl in self.pending.waiting or fl in self.types.params:
-            self.waits.later(Pool(tl))                 # its producer's output is known once the edges are read, or its type
+            self.waits.later(Pool(tl))      # its producer's output is known once the edges are read, or its type
             return                              # is a Parameter's element_type that the ports do not declare
         judged = self.types.source_type(self.seen.row(tl))
         src = self.sigs.of(fl) if judged is not None else None
         given = self.given_type(fl, fp) if src and src.outputs and fp == src.outputs[0][0] else None
         if given is not None and given.name != judged.name:
-            self.waits.later(Pool(tl))                 # judged on its input port's precision; OpenVINO takes the producer's
+            self.waits.later(Pool(tl))      # judged on its input port's precision; OpenVINO takes the producer's
             return
         want = self.produced(fl, fp)
         have = [lenient_dim(t) for t in dst.inputs[0][1]]
@@ -206,7 +207,8 @@ class Edges:
     def given_type(self, fl, fp):
         """The element type output `fp` of layer `fl` gives, where check knows it: a waiting pool's, a
         Parameter's or Const's element_type, a Convert's destination_type, the type a pool was judged on."""
-        return self.pending.out_types.get((fl, fp)) or self.types.kinds.get(fl) or self.types.source_type(self.seen.row(fl))
+        return self.pending.out_types.get((fl, fp)) or self.types.kinds.get(fl) \
+            or self.types.source_type(self.seen.row(fl))
 
     def produced(self, fl, fp):
         """The dims output `fp` of layer `fl` gives, as OpenVINO infers them: what check computed for it, else

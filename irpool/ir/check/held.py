@@ -11,7 +11,7 @@ class Held:
     """The verdicts held for the consumers of one net's pools."""
 
     def __init__(self):
-        self.unless_used = {}   # (layer id, port id) -> (code, message, line, layer): refused unless that output is used
+        self.unless_used = {}   # (layer id, port id) -> (code, message, line, layer): refused unless it is used
         self.f32_chain = {}     # layer id -> (code, message, line, layer): refused unless it feeds a layer run as f32
         self.index_ports = {}   # (layer id, port id) -> (code, why) OpenVINO refuses the layer if this output is used
         self.reference_ports, self.references = set(), set()   # indices ports that make one, the layers they did

@@ -85,14 +85,15 @@ class Parameters:
         the layer, with the type it takes."""
         et_text = layer.data.get("element_type")
         et = parameter_element_type(et_text)
-        given = self.inner.forced[layer.id][2] if layer.id in self.inner.forced else None    # a body's: the outer input's type
+        forced = self.inner.forced.get(layer.id)        # a body's: the outer input's dims, where from, type
+        given = forced[2] if forced is not None else None
         if given is not None and (et_text is None or et is not None and (et_text == et.name
                                                                   or et_text.lower() == "undefined")):
             if et_text != given.name:           # (OpenVINO reads the declared type, checks the body on it, then
-                self.inner.differs()    # takes the input's)
+                self.inner.differs()            # takes the input's)
                 said = f"element_type={et_text}" if et_text is not None else "has no element_type"
                 self.finding("precision-mismatch", f"Parameter {said}: OpenVINO gives this body"
-                             f" Parameter {given.name}, what {self.inner.forced[layer.id][1]} receives", layer.data_line,
+                             f" Parameter {given.name}, what {forced[1]} receives", layer.data_line,
                              layer)
             layer = replace(layer, data={**layer.data, "element_type": given.name})
             et_text, et = given.name, given

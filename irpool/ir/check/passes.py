@@ -48,13 +48,13 @@ def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None, shapes
         sink, wait, settled = explain if callable(explain) else [] if explain else None, frozenset(), False
         for n in range(_PASSES + 1):
             opened[0].seek(0)
-            held = _Held() if sink is not None and not settled else None
-            report, relook = _pass(source, opened, bin, wait, sink if settled else held, reshaped)
+            records = _Records() if sink is not None and not settled else None
+            report, relook = _pass(source, opened, bin, wait, sink if settled else records, reshaped)
             if relook <= wait or n >= _PASSES - 1:
                 if sink is None or settled:
                     return report
-                if relook <= wait and not held.over:     # explain: the records of the reading that settled
-                    report.explained = held.give(sink)
+                if relook <= wait and not records.over:     # explain: the records of the reading that settled
+                    report.explained = records.give(sink)
                     return report
                 settled = True                       # (too many to hold: one more reading, that streams them)
             wait = wait | relook
@@ -63,9 +63,10 @@ def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None, shapes
         opened[0].close()
 
 
-class _Held:
+class _Records:
     """explain's records of one reading, held until it is known to be the last (so that explain costs no reading
-    of its own), as long as they are few: past _HELD, the reading after the last streams them (flat memory)."""
+    of its own), as long as they are few: past _MOST_RECORDS, the reading after the last streams them (flat
+    memory)."""
 
     def __init__(self):
         self.records, self.over = [], False
@@ -73,7 +74,7 @@ class _Held:
     def __call__(self, rec) -> None:
         if self.over:
             return
-        if len(self.records) < _HELD:
+        if len(self.records) < _MOST_RECORDS:
             self.records.append(rec)
         else:
             self.over, self.records = True, []
@@ -88,7 +89,7 @@ class _Held:
         return sink
 
 
-_HELD = 1 << 10     # explain records held in memory, at most
+_MOST_RECORDS = 1 << 10     # explain records held in memory, at most
 
 _PASSES = 8     # passes at most: a pool whose producer contradicts its declared input waits for it in the next
 

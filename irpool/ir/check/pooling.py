@@ -107,9 +107,9 @@ class Pooling:
             key = (layer.id, port.id)
             if key in self.pending.read_from_waiting:
                 self.finding("bad-structure", f"{why} (an edge uses port {port.id})", layer.line, layer)
-            elif self.held.index_ports.get(key) is None:
+            else:
                 self.held.if_used(key, ("bad-structure", f"{why}, and in IR v10 an edge from its output at"
-                                         f" position {layer.outputs.index(port)}"))
+                                         f" position {layer.outputs.index(port)}"), keep=True)
 
     def watch_indices(self, layer: Layer) -> None:
         """A MaxPool-8/14 or AdaptiveMaxPool with an indices port: on a tier that does not pool bf16 natively, an
@@ -216,8 +216,8 @@ class Pooling:
             if shape_port is None:
                 interpret_family(layer, self.file, rank, (), {}, self.doc.ir_version)   # raises: no inputs
             try:
-                values, source = fold.shape_input(what, src, self.kept.shape_ops, self.pending.feeds, self.kept.consts, self.kept.weights.path,
-                                                  self.file)
+                values, source = fold.shape_input(what, src, self.kept.shape_ops, self.pending.feeds, self.kept.consts,
+                                                  self.kept.weights.path, self.file)
             except fold.UnknownInput as e:
                 self.finding("unchecked", str(e), shape_port.line, layer)
                 self.report.uncheck(layer.type, "their shape inputs are in a weights file that is not there"

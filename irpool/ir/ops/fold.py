@@ -33,7 +33,8 @@ class UnknownInput(Exception):
 
 def shape_input(what: str, src, ops: dict, feeds: dict, found_consts: dict, bin_path, file) -> tuple:
     """(values, the Const or shape op they come from) of a family layer's shape input (`what`: axes or
-    output_shape) fed by output `src` (None: no edge), as value() finds them; UnknownInput when irpool cannot know them."""
+    output_shape) fed by output `src` (None: no edge), as value() finds them; UnknownInput when irpool cannot know
+    them."""
     are = "are" if what == "axes" else "is"
     if src is None:
         raise UnknownInput(f"its {what} {are} fed by no edge: irpool cannot know the output")
