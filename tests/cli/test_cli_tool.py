@@ -212,8 +212,8 @@ import numpy as np
 from irpool.outputs import write_npz
 folder = tempfile.mkdtemp()
 arrays = {"x": np.ones(1000, np.float32), "y": np.zeros(10, np.int64)}
-print("ready", flush=True)
 try:
+    print("ready", flush=True)     # inside the try: the signal may land before print returns
     while True:
         write_npz(os.path.join(folder, "o.npz"), arrays)
 except KeyboardInterrupt:
