@@ -6,7 +6,7 @@ import copy
 from dataclasses import replace
 
 from ...report import Report
-from ..read.body_ports import back_edges, parameter_shapes
+from ..read.body_ports import back_edges, mapped_inputs, parameter_shapes
 from ..read.dims import DYNAMIC
 from ..read.element_types import element_type
 from ..read.ids import key
@@ -23,6 +23,7 @@ class Inner:
         self.declared_differs = False   # a forced Parameter declares other dims: the body is also checked on those
         self.outer_feeds = []   # (producer id, port, TensorIterator/Loop/If id, port): what its bodies take
         self.holder_types = {}  # TensorIterator/Loop/If id -> {input port id: the precision it declares}
+        self.mapped = {}        # TensorIterator/Loop/If id -> the input port ids a body Parameter takes
 
     def holder(self, lid, types) -> None:
         """A TensorIterator, Loop or If: the precisions its input ports declare."""
@@ -58,6 +59,7 @@ class Bodies:
         path = f"{self.path} > {where}" if self.path else where
         forced = {pid: (dims, f"input port {port} of {holder}", element_type(types.get(port)))
                   for pid, (dims, port) in parameter_shapes(el, body.tag, outer).items()}
+        self.inner.mapped.setdefault(key(el.get("id")), set()).update(mapped_inputs(el, body.tag))
         merged = {pid: src for pid, src in back_edges(el, body).items() if pid in forced and src}
         if merged:                              # a Loop's back edges: what the body gives them, on the initial shapes
             probe = self._body_net(body, path, forced, scratch=True)     # (its waits are the body's)

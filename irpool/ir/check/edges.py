@@ -154,13 +154,15 @@ class Edges:
         else:
             self.producer(fl, fp, tl, tp)
         why = self.held.edge_read(fl, fp)
-        self.pending.read((fl, fp))
+        self.pending.read((fl, fp), (tl, tp), line)
         if why:
             src = self.sigs.info(fl)
+            self.build_time.append(len(self.report.findings))    # (OpenVINO's only where its reader builds the pool)
             self.finding(why[0], f"{why[1]} (edge {fl}:{fp} -> {tl}:{tp} uses it)", line,
                          el={"id": fl, "name": src and src.name, "type": src and src.type})
         problem = self.edge_problem(fl, fp, tl, tp)
-        if problem and tl in self.waits.pools and problem.joins:
+        late = tl in self.pending.waiting and (tl in self.waits.pools or tl in self.pending.patient)
+        if problem and problem.joins and late:
             self.pending.join((tl, tp), problem.message, line)  # said in finish(), with what --fix writes
         elif problem:
             dst = self.sigs.info(tl)
@@ -190,19 +192,26 @@ class Edges:
             return
         if dst is None or dst.type not in POOL_TYPES or not dst.inputs or dst.inputs[0][0] != tp:
             return
-        if fl in self.pending.waiting or fl in self.types.params:
-            self.waits.later(Pool(tl))      # its producer's output is known once the edges are read, or its type
-            return                              # is a Parameter's element_type that the ports do not declare
+        if fl in self.types.params:
+            self.waits.later(Pool(tl))      # its type is a Parameter's element_type that the ports do not declare
+        elif fl in self.pending.waiting:
+            self.pending.after_wait((fl, fp, tl))   # its producer's output is known in finish (contradicts())
+        elif self.contradicts(fl, fp, tl):
+            self.waits.later(Pool(tl))
+
+    def contradicts(self, fl, fp, tl) -> bool:
+        """Whether output `fp` of layer `fl` gives pooling layer `tl`, judged on its declared input, other dims or
+        another type than that input declares."""
+        dst = self.sigs.of(tl)
         judged = self.types.source_type(self.seen.row(tl))
         src = self.sigs.of(fl) if judged is not None else None
         given = self.given_type(fl, fp) if src and src.outputs and fp == src.outputs[0][0] else None
         if given is not None and given.name != judged.name:
-            self.waits.later(Pool(tl))      # judged on its input port's precision; OpenVINO takes the producer's
-            return
+            return True                     # judged on its input port's precision; OpenVINO takes the producer's
         want = self.produced(fl, fp)
         have = [lenient_dim(t) for t in dst.inputs[0][1]]
-        if want not in ((), None) and have and (len(have) != len(want) or not all(map(compatible, have, want))):
-            self.waits.later(Pool(tl))
+        return want not in ((), None) and bool(have) and \
+            (len(have) != len(want) or not all(map(compatible, have, want)))
 
     def given_type(self, fl, fp):
         """The element type output `fp` of layer `fl` gives, where check knows it: a waiting pool's, a

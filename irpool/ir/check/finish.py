@@ -14,7 +14,7 @@ from ..read.element_types import element_type
 from ..read.ids import key
 from .judge import fix_of
 from ..read.layer_edge import Layer
-from ..graph.waits import Duplicate, Outer
+from ..graph.waits import Duplicate, Outer, Pool
 
 _DECLARED = ("shape-mismatch", "edge-mismatch")   # declared dims: wrong whether or not OpenVINO builds the layer
 
@@ -69,6 +69,7 @@ class Finish:
         self.early_edges_now()
         for lid in list(self.pending.waiting):
             self.waiting_chain(lid)
+        self.waits.later(*(Pool(tl) for fl, fp, tl in self.pending.fed_by_waiting if self.contradicts(fl, fp, tl)))
         self.outer_waits()
         self.held_verdicts()
         if self.doc.is_snippet:
@@ -128,6 +129,8 @@ class Finish:
         """What the producers of a TensorIterator/Loop/If's inputs give, where it is not what the ports declare:
         its bodies take it in the next pass."""
         for fl, fp, tl, tp in self.inner.outer_feeds:
+            if tp not in self.inner.mapped.get(tl, ()):
+                continue                            # (an input no body Parameter takes: an If's condition, a Loop's)
             want, dst = self.produced(fl, fp), self.sigs.of(tl)
             have = [lenient_dim(t) for t in dst.in_dims[tp]] if dst and dst.in_dims.get(tp) else None
             et = self.types.params[fl][0] if fl in self.types.params else self.given_type(fl, fp)

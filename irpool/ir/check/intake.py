@@ -171,7 +171,7 @@ class Intake(Identity, TypedLayers, Shadowed):
         if ltype == "Parameter" or ltype in POOL_TYPES:
             key = content_key(el)
             known = self.memos.clean.get(key)
-            if known is None or lid in self.waits.pools or lid in self.inner.forced:
+            if known is None or self.late(lid, ltype) or lid in self.inner.forced:
                 self.layer(read_layer(el, self.doc.problems), key)
                 return None
             ports, rec, judged = known
@@ -185,6 +185,11 @@ class Intake(Identity, TypedLayers, Shadowed):
             self.layer(read_layer(el, self.doc.problems))
             return None
         return ports, None
+
+    def late(self, lid, ltype) -> bool:
+        """Whether pooling layer `lid` is judged in finish, on what its producer gives (a reading before found its
+        producer contradicts it, or it is among the first that wait: pending.patient_for), rather than as read."""
+        return lid in self.waits.pools or ltype in POOL_TYPES and self.pending.patient_for(lid)
 
     def source(self, row, layer_type, data) -> None:
         """A Parameter, Const or Convert: the type it gives (types.source); a Convert to another type than bf16
@@ -211,7 +216,7 @@ class Intake(Identity, TypedLayers, Shadowed):
         # (an input port that names no type, which OpenVINO does not read anyway: its producer's, once the edges
         # are read, as for dims it does not know; its consumers collected, as for a type the layout decides)
         untyped = is_pooling(layer) and bool(layer.inputs) and element_type(layer.inputs[0].precision) is None
-        waits = is_pooling(layer) and (self.types.waits(layer) or (layer.id in self.waits.pools or untyped)
+        waits = is_pooling(layer) and (self.types.waits(layer) or (self.late(layer.id, layer.type) or untyped)
                                        and self.types.watch(layer))
         if layer.type == "Parameter":
             self.parameter(layer)
@@ -223,7 +228,7 @@ class Intake(Identity, TypedLayers, Shadowed):
             self.report.count(layer.type)
             one = len(layer.inputs) == 1 or len(layer.inputs) > 1 and self.doc.ir_version == "10"
             x = layer.inputs[0].dims if one else []
-            if one and (not x or not all(isinstance(d, int) for d in x) or layer.id in self.waits.pools or untyped):
+            if one and (not x or not all(isinstance(d, int) for d in x) or self.late(layer.id, layer.type) or untyped):
                 self.pending.wait(layer)
                 key = None                                  # its outcome depends on the edges
             else:

@@ -2,10 +2,11 @@
 
 A net is checked by one NetCheck (check/state.py, its rooms each a module: intake, parameters, pooling, edges, bodies,
 finish): the top level as it streams in, and the body of every TensorIterator, Loop and If (to any depth) by a
-NetCheck of its own, through the same code. Layers come first, then edges. A
-pooling layer whose declared input has a dynamic dim waits for the edges, and then takes its input as
-OpenVINO's shape inference does, from its producer: a Parameter's shape (intervals and dynamic rank
-included) or what another pooling layer computes.
+NetCheck of its own, through the same code. Layers come first, then edges. A pooling layer waits for the edges
+(every one whose declared input has a dynamic dim, the first 256 of the rest: check/pending.py), and then takes its
+input as OpenVINO's shape inference does, from its producer: a Parameter's shape (intervals and dynamic rank
+included) or what another pooling layer computes. The file is read again only where a layer should have waited
+and did not (graph/waits.py).
 """
 from __future__ import annotations
 
@@ -91,7 +92,7 @@ class _Records:
 
 _MOST_RECORDS = 1 << 10     # explain records held in memory, at most
 
-_PASSES = 8     # passes at most: a pool whose producer contradicts its declared input waits for it in the next
+_PASSES = 8     # readings at most: a layer that should have waited (waits.py) waits in the next
 
 
 def _pass(source, opened, bin, wait, explained, reshaped=None):  # noqa: A002

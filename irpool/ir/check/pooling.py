@@ -87,8 +87,7 @@ class Pooling:
         used = type_refusal(pl, et, indices_used=True)
         if used and used != type_refusal(pl, et):
             if port in self.pending.read_from_waiting:          # (a waiting layer: its edges are read)
-                self.finding(used[0], f"{used[1]} (an edge uses its output port {port[1]})", layer.outputs[1].line,
-                             layer)
+                self.said_per_edge(layer, port, used)
             else:
                 self.held.if_used(port, used)           # (code, why): said if an edge uses it
 
@@ -105,11 +104,18 @@ class Pooling:
             return
         for port in layer.outputs[outputs:]:
             key = (layer.id, port.id)
+            why_used = ("bad-structure", f"{why}, and in IR v10 an edge from its output at position"
+                                         f" {layer.outputs.index(port)}")
             if key in self.pending.read_from_waiting:
-                self.finding("bad-structure", f"{why} (an edge uses port {port.id})", layer.line, layer)
+                self.said_per_edge(layer, key, why_used)
             else:
-                self.held.if_used(key, ("bad-structure", f"{why}, and in IR v10 an edge from its output at"
-                                         f" position {layer.outputs.index(port)}"), keep=True)
+                self.held.if_used(key, why_used, keep=True)
+
+    def said_per_edge(self, layer: Layer, port, why) -> None:
+        """`why` (code, message), refused where output `port` of waiting `layer` is used: said at each edge that
+        uses it, as the edges room says a verdict held for the port (Held.if_used) of a layer judged as read."""
+        for tl, tp, line in self.pending.read_from_waiting[port]:
+            self.finding(why[0], f"{why[1]} (edge {port[0]}:{port[1]} -> {tl}:{tp} uses it)", line, layer)
 
     def watch_indices(self, layer: Layer) -> None:
         """A MaxPool-8/14 or AdaptiveMaxPool with an indices port: on a tier that does not pool bf16 natively, an
@@ -253,11 +259,12 @@ class Pooling:
                    f" CPU (it takes {', '.join(d['compiled_index_types'])})")
             port = (layer.id, layer.outputs[1].id) if len(layer.outputs) > 1 else None
             if fl.out_sizes and all(n == 1 for n in fl.out_sizes):   # global: a ReduceMax unless indices are used
+                why_used = ("bad-precision", f"{why}, where its indices output is used (a global one whose indices"
+                                             " nothing reads becomes a ReduceMax)")
                 if port is not None and port in self.pending.read_from_waiting:
-                    self.finding("bad-precision", f"{why} (an edge uses its indices)", layer.data_line, layer)
+                    self.said_per_edge(layer, port, why_used)
                 elif port is not None:
-                    self.held.if_used(port, ("bad-precision", f"{why}, where its indices output is used (a"
-                                              " global one whose indices nothing reads becomes a ReduceMax)"))
+                    self.held.if_used(port, why_used)
             else:
                 self.finding("bad-precision", why, layer.data_line, layer)
 

@@ -38,7 +38,7 @@ class NetCheck(Intake, Parameters, Pooling, Edges, Bodies, Finish):
         self.types = TypeVerdicts()  # element-type verdicts that wait for the edges (check/type_verdicts.py)
         self.build_time = []    # indices of findings that OpenVINO makes only if its reader builds their layer
         self.held = Held()      # verdicts that wait for a pool's consumers (held.py)
-        self.pending = Pending()  # pooling layers that wait for the edges, and what the edges tell (pending.py)
+        self.pending = Pending(bool(self.waits.pools))  # pools that wait for the edges, what they tell (pending.py)
         self.dup = Duplicates()   # duplicate ids and the layers they shadow (shadowed.py)
         self.kept = Kept()      # Consts and shape ops kept for shape inputs, the weights file (kept.py)
         self.inner = Inner()    # the bodies' inputs, or a body's (bodies.py)

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Pool:
-    """A pooling layer that waits for its producer's dims or type, although its declared input is static."""
+    """A pooling layer judged as read (past pending._PATIENT, or fed by a Parameter whose element_type its port
+    does not say) whose producer gives other dims or another type than its static declared input: it waits."""
     id: str
 
 

@@ -30,6 +30,6 @@ def watch_indices(net, layer, pl) -> None:
         return
     port = (layer.id, layer.outputs[1].id)
     if port in net.pending.read_from_waiting:
-        net.finding(CODE, f"{why} (an edge uses its output port {port[1]})", layer.outputs[1].line, layer)
+        net.said_per_edge(layer, port, (CODE, why))
     else:
         net.held.if_used(port, (CODE, why), keep=True)
