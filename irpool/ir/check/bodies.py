@@ -6,7 +6,7 @@ import copy
 from dataclasses import replace
 
 from ...report import Report
-from ..read.body_ports import back_edges, mapped_inputs, parameter_shapes
+from ..read.body_ports import back_edges, bodies_of, mapped_inputs, parameter_shapes
 from ..read.dims import DYNAMIC
 from ..read.element_types import element_type
 from ..read.ids import key
@@ -24,6 +24,8 @@ class Inner:
         self.outer_feeds = []   # (producer id, port, TensorIterator/Loop/If id, port): what its bodies take
         self.holder_types = {}  # TensorIterator/Loop/If id -> {input port id: the precision it declares}
         self.mapped = {}        # TensorIterator/Loop/If id -> the input port ids a body Parameter takes
+        self.deferred = []      # (id, element, declared inputs) of the TensorIterators, Loops and Ifs whose bodies wait
+        self.deferred_size = 0  # the elements they hold
 
     def holder(self, lid, types) -> None:
         """A TensorIterator, Loop or If: the precisions its input ports declare."""
@@ -33,23 +35,39 @@ class Inner:
         """An edge from (fl, fp) into input tp of TensorIterator/Loop/If tl: what its bodies take (finish)."""
         self.outer_feeds.append((fl, fp, tl, tp))
 
+    def defer(self, lid, el, declared) -> bool:
+        """Whether the bodies of TensorIterator/Loop/If `el` (id `lid`) wait for finish, where what its producers
+        give is known (Finish.deferred_bodies): while the holders kept hold fewer than _MOST_DEFERRED elements.
+        Either way, the input ports its bodies take are noted (mapped)."""
+        self.mapped.setdefault(lid, set()).update(*(mapped_inputs(el, b.tag) for b in bodies_of(el)))
+        size = sum(1 for _ in el.iter())
+        if self.deferred_size + size > _MOST_DEFERRED:
+            return False
+        self.deferred.append((lid, el, declared))
+        self.deferred_size += size
+        return True
+
     def differs(self) -> None:
         """A body Parameter declares other dims or another type than the outer input gives it."""
         self.declared_differs = True
 
 
+_MOST_DEFERRED = 1 << 16     # elements of the TensorIterators, Loops and Ifs whose bodies wait for finish, at most
+
+
 class Bodies:
-    def body(self, el, body, declared) -> None:
+    def body(self, el, body, declared, given=None) -> None:
         """A TensorIterator/Loop <body> or an If branch: a net of its own, checked by the same code, its Parameters
         given what the outer layer's inputs give (read/body_ports.py: its producers' dims where a previous pass found them
         to differ from the layer's declared input). Where a Parameter declares other dims, the body is checked on
         those too, as read_model does first, for what it refuses there. `declared`: the outer layer's input dims
-        and precisions (bodies.declared_inputs)."""
+        and precisions (bodies.declared_inputs). `given`: the Outer records of what its producers give, where
+        they are known (finish), else what a previous pass found (Waits.outer)."""
         holder = f"{el.get('type')} id={el.get('id')} name={el.get('name')!r}"
         outer, types = dict(declared[0]), dict(declared[1])
         if el.get("type") == "TensorIterator":
             types = {}                          # (it keeps its body Parameters' declared element types: read/body_ports.py)
-        for w in self.waits.outer:                    # (what a previous pass found the producers give)
+        for w in self.waits.outer if given is None else given:    # (what the producers give)
             if w.holder == key(el.get("id")):
                 if not w.declared:
                     outer[w.port] = None if w.dims is None else list(w.dims)
@@ -59,7 +77,6 @@ class Bodies:
         path = f"{self.path} > {where}" if self.path else where
         forced = {pid: (dims, f"input port {port} of {holder}", element_type(types.get(port)))
                   for pid, (dims, port) in parameter_shapes(el, body.tag, outer).items()}
-        self.inner.mapped.setdefault(key(el.get("id")), set()).update(mapped_inputs(el, body.tag))
         merged = {pid: src for pid, src in back_edges(el, body).items() if pid in forced and src}
         if merged:                              # a Loop's back edges: what the body gives them, on the initial shapes
             probe = self._body_net(body, path, forced, scratch=True)     # (its waits are the body's)

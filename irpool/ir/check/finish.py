@@ -9,6 +9,7 @@ from ... import cpu
 from ...empty import reach_text
 from ...codes import severity
 from ...opdefs import load
+from ..read.body_ports import bodies_of
 from ..read.dims import lenient_dim
 from ..read.element_types import element_type
 from ..read.ids import key
@@ -70,6 +71,7 @@ class Finish:
         for lid in list(self.pending.waiting):
             self.waiting_chain(lid)
         self.waits.later(*(Pool(tl) for fl, fp, tl in self.pending.fed_by_waiting if self.contradicts(fl, fp, tl)))
+        self.deferred_bodies()
         self.outer_waits()
         self.held_verdicts()
         if self.doc.is_snippet:
@@ -125,21 +127,42 @@ class Finish:
             if judged.type is not None and layer.outputs:
                 self.pending.give_type((cur, layer.outputs[0].id), judged.type)
 
+    def deferred_bodies(self) -> None:
+        """The bodies of the TensorIterators, Loops and Ifs that waited (Inner.defer), each given what its
+        producers give."""
+        given = {}
+        for feed in self.inner.outer_feeds:
+            w = self.outer_given(*feed)
+            if w is not None:
+                given.setdefault(w.holder, []).append(w)
+        for lid, el, declared in self.inner.deferred:
+            for body in bodies_of(el):
+                self.body(el, body, declared, given.get(lid, []))
+
     def outer_waits(self) -> None:
-        """What the producers of a TensorIterator/Loop/If's inputs give, where it is not what the ports declare:
-        its bodies take it in the next pass."""
+        """What the producers of the inputs of a TensorIterator/Loop/If whose bodies were checked as read give,
+        where it is not what the ports declare: its bodies take it in the next pass."""
+        waited = {lid for lid, _, _ in self.inner.deferred}
         for fl, fp, tl, tp in self.inner.outer_feeds:
-            if tp not in self.inner.mapped.get(tl, ()):
-                continue                            # (an input no body Parameter takes: an If's condition, a Loop's)
-            want, dst = self.produced(fl, fp), self.sigs.of(tl)
-            have = [lenient_dim(t) for t in dst.in_dims[tp]] if dst and dst.in_dims.get(tp) else None
-            et = self.types.params[fl][0] if fl in self.types.params else self.given_type(fl, fp)
-            declared = element_type(self.inner.holder_types.get(tl, {}).get(tp))
-            et = et.name if et is not None and (declared is None or declared.name != et.name) \
-                and dst and dst.type != "TensorIterator" else None    # (which keeps its Parameters' declared types)
-            declared = want == () or want == have
-            if not declared or et is not None:
-                self.waits.later(Outer(tl, tp, None if declared or want is None else tuple(want), declared, et))
+            w = self.outer_given(fl, fp, tl, tp) if tl not in waited else None
+            if w is not None:
+                self.waits.later(w)
+
+    def outer_given(self, fl, fp, tl, tp):
+        """The Outer record of what output `fp` of layer `fl` gives input `tp` of TensorIterator/Loop/If `tl`,
+        where it is not what the port declares and a body Parameter takes it; else None."""
+        if tp not in self.inner.mapped.get(tl, ()):
+            return None                             # (an input no body Parameter takes: an If's condition, a Loop's)
+        want, dst = self.produced(fl, fp), self.sigs.of(tl)
+        have = [lenient_dim(t) for t in dst.in_dims[tp]] if dst and dst.in_dims.get(tp) else None
+        et = self.types.params[fl][0] if fl in self.types.params else self.given_type(fl, fp)
+        declared = element_type(self.inner.holder_types.get(tl, {}).get(tp))
+        et = et.name if et is not None and (declared is None or declared.name != et.name) \
+            and dst and dst.type != "TensorIterator" else None    # (which keeps its Parameters' declared types)
+        declared = want == () or want == have
+        if not declared or et is not None:
+            return Outer(tl, tp, None if declared or want is None else tuple(want), declared, et)
+        return None
 
     def held_verdicts(self) -> None:
         """The CPU plugin's verdicts that waited for the consumers: element types (check/type_verdicts.py), outputs refused

@@ -4,6 +4,7 @@ crashes building its refusal (a mixin of check's NetCheck)."""
 from __future__ import annotations
 
 from ..read import portmaps
+from ..read.ids import key
 from ..read.body_ports import bodies_of, declared_inputs
 from ..ops.consts import data_problem
 from ..read.element_types import const_element_type, const_refusal
@@ -25,8 +26,9 @@ class TypedLayers:
                 self.finding(code, message, line, el=el)
             declared = declared_inputs(el)
             self.inner.holder(lid, declared[1])
-            for body in bodies_of(el):
-                self.body(el, body, declared)
+            if not self.inner.defer(key(el.get("id")), el, declared):
+                for body in bodies_of(el):
+                    self.body(el, body, declared)
         elif ltype == "Const":
             data = el.find("data")
             given = self.const_type(el, data)
