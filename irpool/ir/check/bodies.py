@@ -1,5 +1,6 @@
 """The body of a TensorIterator or Loop, and the branches of an If: each a net of its own, checked by the same
-code, its Parameters given what the outer layer's inputs give (read/body_ports.py)."""
+code, its Parameters given what the outer layer's producers give (read/body_ports.py): in finish, where they are
+known (Inner.defer), or as read past what check keeps, the dims a reading before found (graph/waits.Outer)."""
 from __future__ import annotations
 
 import copy
