@@ -132,3 +132,26 @@ def test_a_tensor_iterator_loop_and_if_saved_by_openvino_are_read_once(tmp_path,
     for name in ("base_ti", "base_tibe", "base_loop", "base_if"):
         findings, readings = _counted(str(tmp_path / f"{name}.xml"))
         assert (findings, readings) == ([], 1), name
+
+
+@pytest.mark.openvino
+def test_explain_gives_its_records_in_the_files_order(tmp_path):
+    """MaxPool -> TensorIterator (a MaxPool in its body) -> MaxPool, saved by OpenVINO: the pools are judged in
+    finish (the body's after the outer ones), and explain still lists them as the file has them."""
+    ov = pytest.importorskip("openvino")
+    import openvino.opset11 as ops
+
+    def mp(x):
+        return ops.max_pool(x, [1, 1], [1, 1], [0, 0], [1, 1], [2, 2]).output(0)
+    x = ops.parameter([1, 4, 8, 8], np.float32, name="X")
+    body_in = ops.parameter([1, 1, 8, 8], np.float32, name="body_in")
+    body_out = ops.result(mp(body_in), name="body_out")
+    ti = ops.tensor_iterator()
+    ti.set_body(ov.Model([body_out], [body_in], "body"))
+    ti.set_sliced_input(body_in, mp(x), 0, 1, 1, -1, 1)
+    out = ti.get_concatenated_slices(body_out.output(0), 0, 1, 1, -1, 1)
+    ov.save_model(ov.Model([ops.result(mp(out), name="Y")], [x], "ti"), str(tmp_path / "m.xml"), compress_to_fp16=False)
+    report = irpool.check(str(tmp_path / "m.xml"), explain=True)
+    lines = [rec["layer"].line for rec in report.explained]
+    assert report.findings == [] and len(lines) == 3 and lines == sorted(lines), lines
+    assert [bool(rec["path"]) for rec in report.explained] == [False, True, False]

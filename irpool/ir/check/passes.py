@@ -81,7 +81,9 @@ class _Records:
             self.over, self.records = True, []
 
     def give(self, sink):
-        """The records, to explain's list or callable; the sink."""
+        """The records in the file's order (the pools that wait for their producers, and the bodies, are judged in
+        finish), to explain's list or callable; the sink."""
+        self.records.sort(key=lambda rec: rec["layer"].line or 0)
         if isinstance(sink, list):
             sink.extend(self.records)
         else:
