@@ -14,7 +14,7 @@ class Pending:
     def __init__(self, again: bool = False):
         """`again`: a reading before found pools of this net that should have waited (graph/waits.Pool)."""
         self.most_patient = _PATIENT_AGAIN if again else _PATIENT
-        self.waiting = {}       # pooling layer id -> Layer whose declared input has a dynamic dim
+        self.waiting = {}       # pooling layer id -> its Layer, judged in finish on what its producer gives
         self.feeds = {}         # (layer id, input port id) -> (layer id, output port id), for waiting layers
         self.outputs = {}       # (layer id, port id) -> dims (None: dynamic rank) where the ports do not say it
         self.out_types = {}     # (waiting layer id, port id) -> the element type it gives
