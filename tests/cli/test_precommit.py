@@ -26,6 +26,7 @@ def _git(*args, cwd):
                             GIT_COMMITTER_EMAIL="t@t"))
 
 
+@pytest.mark.slow      # (pre-commit builds the hook's environment: 27-34 s, the longest test of README's command)
 @pytest.mark.skipif(shutil.which("git") is None, reason="pre-commit needs git")
 def test_the_hook_fails_a_wrong_ir_file_and_skips_other_xml(tmp_path):
     if not (ROOT / ".git").exists():
