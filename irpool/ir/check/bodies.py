@@ -38,7 +38,7 @@ class Inner:
 
     def defer(self, lid, el, declared) -> bool:
         """Whether the bodies of TensorIterator/Loop/If `el` (id `lid`) wait for finish, where what its producers
-        give is known (Finish.deferred_bodies): while the holders kept hold fewer than _MOST_DEFERRED elements.
+        give is known (Finish.outer_inputs): while the holders kept hold fewer than _MOST_DEFERRED elements.
         Either way, the input ports its bodies take are noted (mapped)."""
         self.mapped.setdefault(lid, set()).update(*(mapped_inputs(el, b.tag) for b in bodies_of(el)))
         size = sum(1 for _ in el.iter())

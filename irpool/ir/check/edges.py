@@ -15,6 +15,7 @@ from ..ops.pools import POOL_TYPES
 from ..read.structure import BIG_LINE, belongs, line_of
 from ..read.layer_edge import EDGE_ENDS, read_edge
 from ..graph.waits import Pool
+from .held import used_at
 
 _EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in EDGE_ENDS]
 
@@ -158,7 +159,7 @@ class Edges:
         if why:
             src = self.sigs.info(fl)
             self.build_time.append(len(self.report.findings))    # (OpenVINO's only where its reader builds the pool)
-            self.finding(why[0], f"{why[1]} (edge {fl}:{fp} -> {tl}:{tp} uses it)", line,
+            self.finding(why[0], used_at(why[1], fl, fp, tl, tp), line,
                          el={"id": fl, "name": src and src.name, "type": src and src.type})
         problem = self.edge_problem(fl, fp, tl, tp)
         late = tl in self.pending.waiting and (tl in self.waits.pools or tl in self.pending.patient)

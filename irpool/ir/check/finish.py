@@ -71,8 +71,7 @@ class Finish:
         for lid in list(self.pending.waiting):
             self.waiting_chain(lid)
         self.waits.later(*(Pool(tl) for fl, fp, tl in self.pending.fed_by_waiting if self.contradicts(fl, fp, tl)))
-        self.deferred_bodies()
-        self.outer_waits()
+        self.outer_inputs()
         self.held_verdicts()
         if self.doc.is_snippet:
             for message, line, el, _ in self.pending.loose:
@@ -127,26 +126,19 @@ class Finish:
             if judged.type is not None and layer.outputs:
                 self.pending.give_type((cur, layer.outputs[0].id), judged.type)
 
-    def deferred_bodies(self) -> None:
-        """The bodies of the TensorIterators, Loops and Ifs that waited (Inner.defer), each given what its
-        producers give."""
-        given = {}
+    def outer_inputs(self) -> None:
+        """What the producers of a TensorIterator/Loop/If's inputs give, where it is not what the ports declare:
+        the bodies that waited (Inner.defer) are checked now on it; those checked as read take it in the next pass."""
+        given = {lid: [] for lid, _, _ in self.inner.deferred}
         for feed in self.inner.outer_feeds:
             w = self.outer_given(*feed)
-            if w is not None:
-                given.setdefault(w.holder, []).append(w)
+            if w is not None and w.holder in given:
+                given[w.holder].append(w)
+            elif w is not None:
+                self.waits.later(w)
         for lid, el, declared in self.inner.deferred:
             for body in bodies_of(el):
-                self.body(el, body, declared, given.get(lid, []))
-
-    def outer_waits(self) -> None:
-        """What the producers of the inputs of a TensorIterator/Loop/If whose bodies were checked as read give,
-        where it is not what the ports declare: its bodies take it in the next pass."""
-        waited = {lid for lid, _, _ in self.inner.deferred}
-        for fl, fp, tl, tp in self.inner.outer_feeds:
-            w = self.outer_given(fl, fp, tl, tp) if tl not in waited else None
-            if w is not None:
-                self.waits.later(w)
+                self.body(el, body, declared, given[lid])
 
     def outer_given(self, fl, fp, tl, tp):
         """The Outer record of what output `fp` of layer `fl` gives input `tp` of TensorIterator/Loop/If `tl`,

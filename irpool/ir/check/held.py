@@ -52,3 +52,8 @@ class Held:
     def convert(self, row) -> None:
         """A Convert to another type than bf16 (at `row`): where the plugin runs a bf16 chain in f32."""
         self.converts.append(row)
+
+
+def used_at(message, fl, fp, tl, tp) -> str:
+    """A verdict held for output `fp` of layer `fl`, as said at the edge into `tl`:`tp` that uses it."""
+    return f"{message} (edge {fl}:{fp} -> {tl}:{tp} uses it)"

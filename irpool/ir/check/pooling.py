@@ -18,6 +18,7 @@ from ..ops.type_refusals import kept_in_type, type_refusal
 from .parameters import input_precision
 from ..read.layer_edge import Layer
 from ..graph.waits import KeepConst
+from .held import used_at
 
 
 def read_model_values(source, bin_path, file):
@@ -115,7 +116,7 @@ class Pooling:
         """`why` (code, message), refused where output `port` of waiting `layer` is used: said at each edge that
         uses it, as the edges room says a verdict held for the port (Held.if_used) of a layer judged as read."""
         for tl, tp, line in self.pending.read_from_waiting[port]:
-            self.finding(why[0], f"{why[1]} (edge {port[0]}:{port[1]} -> {tl}:{tp} uses it)", line, layer)
+            self.finding(why[0], used_at(why[1], *port, tl, tp), line, layer)
 
     def watch_indices(self, layer: Layer) -> None:
         """A MaxPool-8/14 or AdaptiveMaxPool with an indices port: on a tier that does not pool bf16 natively, an

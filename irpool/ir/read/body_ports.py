@@ -38,16 +38,21 @@ def declared_inputs(el) -> tuple[dict, dict]:
     return dims, types
 
 
+def _port_map(el, body_tag: str):
+    """The port map of `body_tag` (the first, as read_model reads it), or None."""
+    return next(el.iterchildren(PORT_MAPS.get(body_tag, "port_map")), None)
+
+
 def mapped_inputs(el, body_tag: str) -> set:
     """The outer input port ids the port map of `body_tag` gives a body Parameter (what its bodies can take)."""
-    pm = next(el.iterchildren(PORT_MAPS.get(body_tag, "port_map")), None)
+    pm = _port_map(el, body_tag)
     return set() if pm is None else {key(inp.get("external_port_id")) for inp in pm.iterchildren("input")}
 
 
 def parameter_shapes(el, body_tag: str, outer: dict) -> dict:
     """{body Parameter layer id: (dims, outer port id)} for the port map's inputs whose outer dims are known (a
     merged input's: its initial value's)."""
-    pm = next(el.iterchildren(PORT_MAPS.get(body_tag, "port_map")), None)
+    pm = _port_map(el, body_tag)
     if pm is None:
         return {}
     shapes = {}
