@@ -4,14 +4,17 @@ known (Inner.defer), or as read past what check keeps, the dims a reading before
 from __future__ import annotations
 
 import copy
+from itertools import islice
 from dataclasses import replace
 
 from ...report import Report
-from ..read.body_ports import back_edges, bodies_of, mapped_inputs, parameter_shapes
+from ..read import portmaps
+from ..read.body_ports import back_edges, bodies_of, declared_inputs, mapped_inputs, parameter_shapes
 from ..read.dims import DYNAMIC
 from ..read.element_types import element_type
 from ..read.ids import key
 from ..graph.waits import InBody
+from .found import Found
 from .kept import Kept
 
 
@@ -41,8 +44,9 @@ class Inner:
         give is known (Finish.outer_inputs): while the holders kept hold fewer than _MOST_DEFERRED elements.
         Either way, the input ports its bodies take are noted (mapped)."""
         self.mapped.setdefault(lid, set()).update(*(mapped_inputs(el, b.tag) for b in bodies_of(el)))
-        size = sum(1 for _ in el.iter())
-        if self.deferred_size + size > _MOST_DEFERRED:
+        room = _MOST_DEFERRED - self.deferred_size
+        size = sum(1 for _ in islice(el.iter(), room + 1))     # (counted no further than the room left)
+        if size > room:
             return False
         self.deferred.append((lid, el, declared))
         self.deferred_size += size
@@ -57,6 +61,17 @@ _MOST_DEFERRED = 1 << 16     # elements of the TensorIterators, Loops and Ifs wh
 
 
 class Bodies:
+    def holder_read(self, el, lid) -> None:
+        """A TensorIterator, Loop or If as read: its port maps as read_model reads them, the precisions its input
+        ports declare, and its bodies, checked now or in finish (Inner.defer)."""
+        for code, message, line in portmaps.problems(el):
+            self.take([Found(code, message, line, el, True)])
+        declared = declared_inputs(el)
+        self.inner.holder(lid, declared[1])
+        if not self.inner.defer(key(el.get("id")), el, declared):
+            for body in bodies_of(el):
+                self.body(el, body, declared)
+
     def body(self, el, body, declared, given=None) -> None:
         """A TensorIterator/Loop <body> or an If branch: a net of its own, checked by the same code, its Parameters
         given what the outer layer's inputs give (read/body_ports.py: its producers' dims where a previous pass found them

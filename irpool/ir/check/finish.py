@@ -5,14 +5,12 @@ from __future__ import annotations
 from array import array
 from dataclasses import replace
 
-from ... import cpu
-from ...empty import reach_text
 from ...codes import severity
-from ...opdefs import load
 from ..read.body_ports import bodies_of
 from ..read.dims import lenient_dim
 from ..read.element_types import element_type
 from ..read.ids import key
+from . import graph_verdicts
 from .judge import fix_of
 from ..read.layer_edge import Layer
 from ..graph.waits import Duplicate, Outer, Pool
@@ -21,44 +19,6 @@ _DECLARED = ("shape-mismatch", "edge-mismatch")   # declared dims: wrong whether
 
 
 class Finish:
-    def say_fused(self) -> None:
-        """The pools whose only consumer is a Convert the plugin fuses into them: refused on the tiers with no
-        pooling kernel that gives its type."""
-        rule = load("openvino")["fused_convert"]
-        rows = {self.seen.row(fl) for fl, _, _ in self.held.fused}
-        consumers = dict.fromkeys(rows, 0)
-        for chunk in self.graph.edges.chunks():         # (one walk over the edges, whatever their number)
-            for row in rows:
-                consumers[row] += int((chunk[:, 0] == row).sum())
-        for fl, tl, line in self.held.fused:
-            if consumers[self.seen.row(fl)] != 1:
-                continue                        # (a second consumer keeps the Convert apart)
-            info = self.sigs.info(fl)
-            what = f"{info.type} whose output goes only to Convert {tl} (to bf16), which the CPU plugin fuses into it"
-            said = cpu.judge(lambda tier: cpu.measured(
-                rule, tier, f"OpenVINO's CPU plugin does not compile a {what} ({rule['why']})",
-                f"OpenVINO's CPU plugin compiles a {what} only where bf16 is native ({rule['why']})"))
-            if said:
-                self.finding(*said, line, el={"id": fl, "name": info.name, "type": info.type})
-
-    def say_f32_chain(self) -> None:
-        """The pools kept in a type the tier has no kernel for (kept_in_type): refused, but where their output
-        reaches a layer the plugin runs as f32 (a MaxPool-8/14 or AdaptiveMaxPool whose indices are used) or a
-        Convert to another type than bf16: then the plugin runs the chain in f32. In IR v10 every output the
-        reader builds reaches a Result, which v10's reading converts to f32, so none is refused (measured under
-        ONEDNN_MAX_CPU_ISA=AVX2, 2026.4.1: tests/ir/test_eltypes.py)."""
-        if self.doc.ir_version == "10":
-            return
-        roots = [self.seen.row(lid) for lid in self.held.references] + list(self.held.converts)
-        reach = self.graph.feeds(roots, len(self.seen))
-        for lid, (code, message, line, layer) in self.held.f32_chain.items():
-            row = self.seen.row(lid)
-            if row is None or not reach[row]:
-                self.build_time.append(len(self.report.findings))
-                self.finding(code, f"{message} (nothing it feeds is run as f32: a MaxPool-8/14 or AdaptiveMaxPool"
-                             " whose indices are used, or a Convert to another type, would make the plugin run it in"
-                             " f32)", line, layer)
-
     def finish(self) -> None:
         """Edges read before the layers, then every waiting pooling layer, producers first, then what read_model
         would refuse in the graph."""
@@ -78,17 +38,7 @@ class Finish:
                 self.finding("edge-mismatch", message, line, el=el)
             return
         self.reader_verdicts()
-        self.say_empty_reach()
-
-    def say_empty_reach(self) -> None:
-        """The Results computed from a MaxPool's empty windows (empty.py), added to its empty-window warning."""
-        findings, seen, graph = self.report.findings, self.seen, self.graph
-        for k, f in enumerate(findings):
-            row = seen.row(key(f.layer_id)) if f.code == "empty-window" and not f.path and f.layer_id else None
-            if row is not None:
-                reached = [(seen.name(r), []) for r in graph.roots if graph.feeds([r], len(seen))[row] and
-                           self.sigs.at(seen.value[r]).type == "Result"]
-                findings[k] = replace(f, message=f.message + reach_text(reached))
+        self.report.findings[:] = graph_verdicts.with_reach(self.report.findings, self.seen, self.sigs, self.graph)
 
     def early_edges_now(self) -> None:
         """The edges read before any layer, now that the layers are known."""
@@ -166,10 +116,12 @@ class Finish:
             if layer.id not in self.held.f32_chain:
                 self.build_time.append(len(self.report.findings))
                 self.finding(code, message, line, layer)
-        if self.held.f32_chain:
-            self.say_f32_chain()
+        if self.held.f32_chain and self.doc.ir_version != "10":     # (in IR v10 every output the reader builds
+            self.take(graph_verdicts.f32_chain(self.held, self.seen, self.graph))   # reaches a Result, which its
+            #                                                       reading converts to f32: measured under
+            #                                                       ONEDNN_MAX_CPU_ISA=AVX2, tests/ir/test_eltypes.py)
         if self.held.fused and self.doc.ir_version != "10":     # (v10's reading converts every bf16 output to f32)
-            self.say_fused()
+            self.take(graph_verdicts.fused(self.held, self.seen, self.sigs, self.graph))
 
     def reader_verdicts(self) -> None:
         """What OpenVINO's reader makes of the graph (graph/built.py): its refusals; the errors of layers it never builds
@@ -185,7 +137,7 @@ class Finish:
                 findings[k] = replace(f, code="unbuilt", severity=severity("unbuilt"), fix=None, message=f"{f.message};"
                                       " but OpenVINO's reader never builds this layer (no Result depends on it), so"
                                       " it reads the file")
-        self.say_weightless(built)
+        self.take(graph_verdicts.weightless(self.kept, self.seen, built))
         for row, message, line in found:
             self.finding("bad-graph", message, line, el={"id": seen.id(row), "name": seen.name(row),
                                                          "type": self.sigs.at(seen.value[row]).type})
@@ -196,17 +148,6 @@ class Finish:
                 self.finding("unbuilt", f"{message}; OpenVINO's reader never builds"
                              f" {'this layer' if row is not None else 'the layer it names'} (no Result depends on it),"
                              " so it reads the file", line, el=el)
-
-    def say_weightless(self, built) -> None:
-        """A weights file that does not exist: read_model refuses the first Const it builds, said once."""
-        rows, seen = self.kept.weightless, self.seen
-        first = next((k for k in range(0, len(rows), 2) if built[rows[k]]), None)
-        if first is not None:
-            row = rows[first]
-            self.finding("bad-weights", f"Const: the weights file {self.kept.weights.path} does not exist: read_model"
-                         " refuses the file (\"Empty weights data in bin file or bin file cannot be found!\")",
-                         rows[first + 1],
-                         el={"id": seen.id(row), "name": seen.name(row), "type": "Const"})
 
     def input_dims(self, layer: Layer, src):
         """A waiting layer's input as OpenVINO infers it: from its producer where that says more."""

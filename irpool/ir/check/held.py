@@ -16,7 +16,7 @@ class Held:
         self.index_ports = {}   # (layer id, port id) -> (code, why) OpenVINO refuses the layer if this output is used
         self.reference_ports, self.references = set(), set()   # indices ports that make one, the layers they did
         self.fused = []         # (pool id, Convert id, edge line) of pools that feed a Convert to bf16 (fused_convert)
-        self.converts = array("i")   # rows of Converts to another type than bf16 (say_f32_chain)
+        self.converts = array("i")   # rows of Converts to another type than bf16 (graph_verdicts.f32_chain)
 
     def unless(self, port, verdict) -> None:
         """`verdict` (code, message, line, layer): said in finish unless an edge reads output `port`."""

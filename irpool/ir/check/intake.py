@@ -1,8 +1,9 @@
 """Reading a net's layers as they stream in: each <layer> read light or in full (the quick path takes the common
 layer in the fewest steps), its id, name and signature remembered (flat memory: signatures numbered, the rare new
 ones spilled compressed), its odd <dim>s, what a Parameter, Const or Convert gives. Who a layer says it is
-(identity.py), what a few types need besides (typed_layers.py) and a shadowed layer (shadowed.py) are mixins of
-their own, so that this module holds the reading that every layer goes through."""
+(identity.py), a Parameter (parameters.py), what a few types need besides (typed_layers.py) and a shadowed layer
+(shadowed.py) are functions of their own, which return what they found, so that this module holds the reading that
+every layer goes through."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -10,7 +11,7 @@ from dataclasses import replace
 from lxml import etree
 
 from ..read import ids
-from ..ops.consts import Const, bytes_problem, shape_count
+from ..ops.consts import bytes_problem, shape_count
 from ..read.dims import plain_int, port_dim, text
 from ..read.element_types import const_element_type, element_type
 from ..ops.family import FAMILY_TYPES, is_family
@@ -19,14 +20,14 @@ from ..graph.built import ROOTS
 from ..ops.pools import POOL_TYPES, is_pooling
 from ..read.op_names import no_op
 from ..read.opsets import CRASHES, SHIPPED
-from .identity import Identity
+from .identity import id_problems
 from .memos import BUILDS, Memo
-from .parameters import check_output_precisions
+from .parameters import check_output_precisions, parameter
 from ..read.layer_edge import Layer, content_key, light_ports, op_type, op_type_of, read_layer
 from ..read.structure import belongs, line_of
 from .pooling import Outcome
-from .shadowed import Shadowed
-from .typed_layers import BODY_TYPES, TypedLayers
+from .shadowed import shadowed
+from .typed_layers import BODY_TYPES, by_type
 
 _CLEAN_KEYS = 4096        # content keys remembered as clean, at most
 
@@ -40,8 +41,6 @@ _SPECIAL = frozenset(("Parameter", "Convert") + POOL_TYPES + FAMILY_TYPES + BODY
 
 _CONST_TYPES = Memo(const_element_type)
 _COUNTS = Memo(shape_count)       # a Const's shape -> how many values it holds (None: read_model refuses it)
-_SHAPE_LIKE = Memo(lambda written: Const.may_be_shape(None, dict(zip(("element_type", "shape"), written))))
-#               (a Const's element_type, shape) as written -> whether it may be a shape input (Const.may_be_shape)
 
 
 def _kind(written) -> int:
@@ -65,7 +64,7 @@ def _only_dims(holder) -> bool:
     return not _NOT_DIM(holder)
 
 
-class Intake(Identity, TypedLayers, Shadowed):
+class Intake:
     """Every layer of a net as it is read (a mixin of check's NetCheck, with the mixins named above)."""
 
     def layers(self, holder, n) -> None:
@@ -80,10 +79,11 @@ class Intake(Identity, TypedLayers, Shadowed):
                 belongs(el, holder, self.doc.notes)         # (a note, with its line)
                 continue
             ltype = op_type(el)
-            lid = self.id_problems(el, el.get("id"), ltype)
+            lid, found = id_problems(el, el.get("id"), ltype, self.doc.is_snippet)
+            self.take(found)
             if lid in self.waits.duplicates:
                 if self.dup.occurrence(lid) < self.waits.duplicates[lid]:
-                    self.shadowed(el, lid, ltype)
+                    self.take(shadowed(el, lid, ltype, self.doc.ir_version, self.dup))
                     continue
             if ltype == "Parameter":
                 self.dup.parameter(lid)
@@ -91,7 +91,10 @@ class Intake(Identity, TypedLayers, Shadowed):
             if not new:
                 self.dup.again(lid)      # (judged in the next pass, the last layer built)
                 self.finding("duplicate-id", f"layer id {lid} is used by more than one layer", line_of(el), el=el)
-            given = self.by_type(el, lid, ltype)
+            if ltype in BODY_TYPES:
+                self.holder_read(el, lid)
+            given, found = by_type(el, lid, ltype, self.kept, self.doc.ir_version, lid in self.waits.consts)
+            self.take(found)
             if ltype in FAMILY_TYPES:
                 self.layer(read_layer(el, problems))
                 continue
@@ -147,7 +150,7 @@ class Intake(Identity, TypedLayers, Shadowed):
         n = _COUNTS[data.get("shape")]
         if n is None or bytes_problem(n, int(offset), int(size), given, self.kept.weights) is not None:
             return None
-        self.keep_const(el, lid, data)
+        self.kept.written(el, lid, data, lid in self.waits.consts)
         return given
 
     def const_read(self, given, el) -> None:
@@ -158,12 +161,6 @@ class Intake(Identity, TypedLayers, Shadowed):
         if self.kept.weights.missing:
             self.kept.weightless_const(row, line_of(el))
 
-    def keep_const(self, el, lid, data) -> None:
-        """A Const that may be a shape input (or that a pooling layer's shape input was found to be, in the pass
-        before) is kept, with its <data> (`data`); weights never are (flat memory)."""
-        if lid in self.waits.consts or data is None or _SHAPE_LIKE[data.get("element_type"), data.get("shape")]:
-            self.kept.keep(lid, Const.of(el))
-
     def light(self, el, lid, ltype):
         """(its ports as (id, raw dims) pairs, the type a pool was judged on) of a layer read light: a Parameter or
         pool written as one already found clean (content_key), or a layer irpool does not model; None where it is
@@ -171,7 +168,7 @@ class Intake(Identity, TypedLayers, Shadowed):
         if ltype == "Parameter" or ltype in POOL_TYPES:
             key = content_key(el)
             known = self.memos.clean.get(key)
-            if known is None or self.late(lid, ltype) or lid in self.inner.forced:
+            if known is None or self.seat_late(lid, ltype) or lid in self.inner.forced:
                 self.layer(read_layer(el, self.doc.problems), key)
                 return None
             ports, rec, judged = known
@@ -186,14 +183,15 @@ class Intake(Identity, TypedLayers, Shadowed):
             return None
         return ports, None
 
-    def late(self, lid, ltype) -> bool:
+    def seat_late(self, lid, ltype) -> bool:
         """Whether pooling layer `lid` is judged in finish, on what its producer gives (a reading before found its
-        producer contradicts it, or it is among the first that wait: pending.patient_for), rather than as read."""
+        producer contradicts it, or it is among the first that wait), rather than as read. It takes one of the
+        _PATIENT seats if one is left and it has none (pending.patient_for): asked again, it answers alike."""
         return lid in self.waits.pools or ltype in POOL_TYPES and self.pending.patient_for(lid)
 
     def source(self, row, layer_type, data) -> None:
         """A Parameter, Const or Convert: the type it gives (types.source); a Convert to another type than bf16
-        is where the plugin runs a bf16 chain in f32 (say_f32_chain)."""
+        is where the plugin runs a bf16 chain in f32 (graph_verdicts.f32_chain)."""
         self.types.source(row, layer_type, data)
         et = self.types.source_type(row)
         if layer_type == "Convert" and et is not None and et.name != "bf16":
@@ -205,7 +203,7 @@ class Intake(Identity, TypedLayers, Shadowed):
         finding is not checked again."""
         findings, problems = len(self.report.findings), len(self.doc.problems)
         judged = Outcome(None, None)
-        check_output_precisions(self, layer)
+        self.take(check_output_precisions(layer, self.doc.is_snippet))
         for line, what in layer.notes:
             self.finding("lenient-attribute", what, line, layer)
         for ports in (layer.inputs, layer.outputs):
@@ -216,7 +214,7 @@ class Intake(Identity, TypedLayers, Shadowed):
         # (an input port that names no type, which OpenVINO does not read anyway: its producer's, once the edges
         # are read, as for dims it does not know; its consumers collected, as for a type the layout decides)
         untyped = is_pooling(layer) and bool(layer.inputs) and element_type(layer.inputs[0].precision) is None
-        waits = is_pooling(layer) and (self.types.waits(layer) or (self.late(layer.id, layer.type) or untyped)
+        waits = is_pooling(layer) and (self.types.waits(layer) or (self.seat_late(layer.id, layer.type) or untyped)
                                        and self.types.watch(layer))
         if layer.type == "Parameter":
             self.parameter(layer)
@@ -228,7 +226,7 @@ class Intake(Identity, TypedLayers, Shadowed):
             self.report.count(layer.type)
             one = len(layer.inputs) == 1 or len(layer.inputs) > 1 and self.doc.ir_version == "10"
             x = layer.inputs[0].dims if one else []
-            if one and (not x or not all(isinstance(d, int) for d in x) or self.late(layer.id, layer.type) or untyped):
+            if one and (not x or not all(isinstance(d, int) for d in x) or self.seat_late(layer.id, layer.type) or untyped):
                 self.pending.wait(layer)
                 key = None                                  # its outcome depends on the edges
             else:
@@ -245,6 +243,14 @@ class Intake(Identity, TypedLayers, Shadowed):
                 self.source(len(self.seen) - 1, layer.type, layer.data)
             elif is_pooling(layer) and layer.id not in self.pending.waiting:
                 self.types.keep(len(self.seen) - 1, judged.type)
+
+    def parameter(self, layer: Layer) -> None:
+        """A Parameter read in full (parameters.parameter): the type it takes, the shape it gives, what is wrong."""
+        taken, given, found = parameter(layer, self.inner, self.doc.ir_version)
+        self.types.parameter(taken)
+        if given is not None:
+            self.pending.give((layer.id, layer.outputs[0].id), given[0])    # (its shape, not its port's <dim>s)
+        self.take(found)
 
     def remember(self, lid, name, layer_type, ports, where=None) -> None:
         """A new layer id: its name and signature, (type, output ports, input ports) as (id, raw dims) pairs.

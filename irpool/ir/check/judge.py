@@ -105,7 +105,7 @@ def dims_findings(j: Judged) -> list:
     if j.refusal:
         said.append(Said(*j.refusal, x.line))
     windows = empty.empty_windows(j.plans) if j.plans and pl.spec.reduction == "max" else []
-    if windows:                 # (finish.say_empty_reach adds the Results computed from them)
+    if windows:                 # (graph_verdicts.with_reach adds the Results computed from them)
         said.append(Said("empty-window", empty.message(windows, j.et.numpy if j.et else None), layer.data_line))
     for k, port in enumerate(layer.outputs[: pl.outputs]):
         said += port_findings(j, port, first=k == 0)

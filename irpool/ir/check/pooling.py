@@ -148,7 +148,7 @@ class Pooling:
         if j.pl is None:
             return Outcome(None, self.record(layer, x_dims, error=j.error.reason))
         pl = j.pl
-        et = in_type or input_precision(self, layer)
+        et = in_type or self.input_type(layer)
         if et is not None:
             self.type_verdicts(layer, pl, et, x_dims, layer.inputs[0].line)
         self.extra_outputs(layer, pl.op, pl.outputs)
@@ -181,6 +181,12 @@ class Pooling:
                 " it, and crashes compiling it (a segmentation fault) when its indices output is not used",
                 layer.data_line, layer))
 
+    def input_type(self, layer: Layer):
+        """Its input's type as its port declares it (parameters.input_precision), what is wrong there said."""
+        et, found = input_precision(layer)
+        self.take(found)
+        return et
+
     def say_all(self, layer: Layer, said) -> None:
         """The rules' findings (judge.Said) of one layer."""
         for code, message, line, fix in said:
@@ -197,7 +203,7 @@ class Pooling:
             return Outcome(None, None)
         self.report.count(fl.kind)
         self.attributes(layer, fl.op, fl.unknown, fl.lenient)
-        et = in_type or input_precision(self, layer)
+        et = in_type or self.input_type(layer)
         self.family_types(layer, fl, et)
         self.extra_outputs(layer, fl.op, fl.outputs)
         computed = fl.output_dims(x_dims)
@@ -215,9 +221,9 @@ class Pooling:
         shape_port = layer.inputs[1] if len(layer.inputs) >= 2 else None
         src = self.pending.feeds.get((layer.id, shape_port.id)) if shape_port else None
         what = shape_input_name(layer)
-        if src is not None and src[0] not in self.kept.consts and src[0] not in self.waits.consts \
+        if src is not None and self.kept.const(src[0]) is None and src[0] not in self.waits.consts \
                 and getattr(self.sigs.of(src[0]), "type", None) == "Const":
-            self.waits.later(KeepConst(src[0]))      # (a Const not kept: judged in the next pass, with it kept)
+            self.waits.later(KeepConst(src[0]))      # (a Const not kept, past Kept.unlike's bound: the next pass keeps it)
             return None
         try:
             if shape_port is None:

@@ -1,11 +1,12 @@
 """A layer whose id a later <layer> takes again: what OpenVINO's reader still checks and keeps of it, though it
-builds only the last layer of an id (a mixin of check's NetCheck)."""
+builds only the last layer of an id."""
 from __future__ import annotations
 
 from ..graph.built import ROOTS
 from ..read.dims import port_dim
 from ..read.element_types import spellings
 from ..read.structure import line_of
+from .found import Found
 
 
 class Duplicates:
@@ -42,31 +43,39 @@ class Duplicates:
         self.rooted.add(lid)
 
 
-class Shadowed:
-    def shadowed(self, el, lid, ltype) -> None:
-        """A layer whose id a later <layer> takes again. OpenVINO's reader keeps the last layer of an id and builds
-        it alone: of this one it checks only what it checks of every layer (its <dim>s, its output precisions),
-        but a Result or Assign still makes the id a root, and a Parameter a place among the inputs, where the
-        later layer is built before the layers after it (measured: tests/ir/test_duplicate_ids.py)."""
-        line = line_of(el)
-        for side in ("input", "output"):
-            for holder in el.iterchildren(side):
-                for p in holder.iterchildren("port"):
-                    if side == "output" and p.get("precision") not in spellings():
-                        self.finding("bad-structure", f"output port {p.get('id')} precision={p.get('precision')!r}:"
-                                     " read_model refuses the file, whatever layer takes this id later", line, el=el)
-                    for d in p.iterchildren("dim"):
-                        try:
-                            port_dim(d.text)
-                        except ValueError as e:
-                            self.finding("bad-structure", f"{side} port {p.get('id')}: <dim>{d.text or ''}</dim> is"
-                                         f" not a dimension ({e}): read_model refuses the file, whatever layer takes"
-                                         " this id later", line_of(d), el=el)
-        self.finding("shadowed-layer", f"layer id {lid} is given again to a later layer: OpenVINO builds only the"
-                     f" last layer with an id, and ignores this {ltype}", line, el=el)
-        if ltype in ROOTS:
-            self.dup.root(lid)
-        elif ltype == "Parameter":
-            if self.doc.ir_version == "10":
-                self.dup.v10_params.append((lid, line, el))
-            self.dup.shadowed_parameter(lid)
+def shadowed(el, lid, ltype, ir_version, dup: Duplicates) -> list:
+    """A layer whose id a later <layer> takes again; what is wrong with it (found.Found). OpenVINO's reader keeps the
+    last layer of an id and builds it alone: of this one it checks only what it checks of every layer (its <dim>s,
+    its output precisions), but a Result or Assign still makes the id a root, and a Parameter a place among the
+    inputs, where the later layer is built before the layers after it (`dup` notes both; measured:
+    tests/ir/test_duplicate_ids.py)."""
+    line, found = line_of(el), []
+    for side in ("input", "output"):
+        for holder in el.iterchildren(side):
+            for p in holder.iterchildren("port"):
+                if side == "output" and p.get("precision") not in spellings():
+                    found.append(Found("bad-structure", f"output port {p.get('id')} precision={p.get('precision')!r}:"
+                                       " read_model refuses the file, whatever layer takes this id later", line, el))
+                found += _dims(side, p, el)
+    found.append(Found("shadowed-layer", f"layer id {lid} is given again to a later layer: OpenVINO builds only the"
+                       f" last layer with an id, and ignores this {ltype}", line, el))
+    if ltype in ROOTS:
+        dup.root(lid)
+    elif ltype == "Parameter":
+        if ir_version == "10":
+            dup.v10_params.append((lid, line, el))
+        dup.shadowed_parameter(lid)
+    return found
+
+
+def _dims(side, p, el) -> list:
+    """The <dim>s of port `p` of a shadowed layer that read_model refuses."""
+    found = []
+    for d in p.iterchildren("dim"):
+        try:
+            port_dim(d.text)
+        except ValueError as e:
+            found.append(Found("bad-structure", f"{side} port {p.get('id')}: <dim>{d.text or ''}</dim> is not a"
+                               f" dimension ({e}): read_model refuses the file, whatever layer takes this id later",
+                               line_of(d), el))
+    return found

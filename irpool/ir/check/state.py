@@ -1,5 +1,7 @@
-"""One net being checked: its state, and the rooms its checking is made of (intake, parameters, pooling, edges,
-bodies, finish), each a mixin of its own module. The top level and every body is a NetCheck of its own."""
+"""One net being checked: its state, and the rooms its checking is made of (intake, pooling, edges, bodies, finish),
+each a mixin of its own module; what a layer says it is (identity.py), a Parameter (parameters.py), a layer of a few
+types (typed_layers.py) and a shadowed layer (shadowed.py) are functions that return what they found (found.py),
+which take() makes findings. The top level and every body is a NetCheck of its own."""
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -17,14 +19,13 @@ from .type_verdicts import TypeVerdicts
 from .finish import Finish
 from ..graph.built import Graph
 from .intake import Intake
-from .parameters import Parameters
 from ..read.document import Document
 from .pooling import Pooling
 from ..graph.signatures import Signatures
 from ..graph.waits import Waits
 
 
-class NetCheck(Intake, Parameters, Pooling, Edges, Bodies, Finish):
+class NetCheck(Intake, Pooling, Edges, Bodies, Finish):
     """The state of checking one net: what an edge needs to know of every layer read so far, and the
     pooling layers that wait for the edges."""
 
@@ -54,8 +55,18 @@ class NetCheck(Intake, Parameters, Pooling, Edges, Bodies, Finish):
         self.report.findings.append(Finding(code, severity(code), message, line, file=self.file,
                                             path=self.path or None, fix=fix, **who))
 
+    def take(self, found) -> None:
+        """What a room found (found.Found): findings, build-time ones marked so (finish)."""
+        for f in found:
+            if f.build_time:
+                self.build_time.append(len(self.report.findings))
+            if hasattr(f.who, "get"):
+                self.finding(f.code, f.message, f.line, el=f.who, fix=f.fix)
+            else:
+                self.finding(f.code, f.message, f.line, f.who, fix=f.fix)
+
     def say(self, verdicts) -> None:
-        """The CPU plugin's type verdicts (eltypes.Verdict): findings, or held for say_f32_chain where kept."""
+        """The CPU plugin's type verdicts (eltypes.Verdict): findings, or held for graph_verdicts.f32_chain where kept."""
         for v in verdicts:
             if v.kept:
                 self.held.f32(v.who["id"], (v.code, v.message, v.line, SimpleNamespace(**v.who)))

@@ -32,7 +32,7 @@ def _waiting_types() -> frozenset:
 
 class Verdict(NamedTuple):
     """A refusal of the CPU plugin's for a pool's type; `kept`: it keeps the pool in a type it has no kernel for,
-    which check says only where nothing the pool feeds is run as f32 (finish.say_f32_chain)."""
+    which check says only where nothing the pool feeds is run as f32 (graph_verdicts.f32_chain)."""
     code: str
     message: str
     line: int

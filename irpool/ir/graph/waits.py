@@ -15,7 +15,8 @@ class Pool:
 
 @dataclass(frozen=True)
 class KeepConst:
-    """A Const a family layer reads its shape input from, kept in the next reading (most Consts are not)."""
+    """A Const a family layer reads its shape input from, kept in the next reading: one that does not look like a
+    shape input, read past the first check/kept._MOST_UNLIKE of those of its net (which are kept by reference)."""
     id: str
 
 

@@ -36,8 +36,12 @@ class Const:
     def of(cls, el) -> "Const":
         """From a <layer type="Const"> element; its line is its <data>'s, where offset and size are written."""
         data = el.find("data")
-        return cls(key(el.get("id")), el.get("name"), line_of(data if data is not None else el),
-                   dict(data.attrib) if data is not None else {})
+        return cls.written(el.get("id"), el.get("name"), data, el)
+
+    @classmethod
+    def written(cls, lid, name, data, el=None) -> "Const":
+        """From its id and name as written and its <data> (`el`, the layer: its line where it has no <data>)."""
+        return cls(key(lid), name, line_of(data if data is not None else el), dict(data.attrib) if data is not None else {})
 
     @staticmethod
     def may_be_shape(el, data=False) -> bool:

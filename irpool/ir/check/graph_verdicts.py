@@ -1,0 +1,76 @@
+"""What is said of a layer once the whole graph is read: a pool whose only consumer is a Convert the plugin fuses
+into it, a pool kept in a type that nothing runs as f32, the Const whose missing weights read_model refuses first,
+the Results an empty-window MaxPool reaches. Functions of what they read, returning what they found (found.Found)."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ... import cpu
+from ...empty import reach_text
+from ...opdefs import load
+from ..read.ids import key
+from .found import Found
+
+
+def fused(held, seen, sigs, graph) -> list:
+    """The pools whose only consumer is a Convert the plugin fuses into them (held.fused): refused on the tiers with
+    no pooling kernel that gives its type."""
+    rule = load("openvino")["fused_convert"]
+    rows = {seen.row(fl) for fl, _, _ in held.fused}
+    consumers = dict.fromkeys(rows, 0)
+    for chunk in graph.edges.chunks():         # (one walk over the edges, whatever their number)
+        for row in rows:
+            consumers[row] += int((chunk[:, 0] == row).sum())
+    found = []
+    for fl, tl, line in held.fused:
+        if consumers[seen.row(fl)] != 1:
+            continue                        # (a second consumer keeps the Convert apart)
+        info = sigs.info(fl)
+        what = f"{info.type} whose output goes only to Convert {tl} (to bf16), which the CPU plugin fuses into it"
+        said = cpu.judge(lambda tier: cpu.measured(
+            rule, tier, f"OpenVINO's CPU plugin does not compile a {what} ({rule['why']})",
+            f"OpenVINO's CPU plugin compiles a {what} only where bf16 is native ({rule['why']})"))
+        if said:
+            found.append(Found(*said, line, {"id": fl, "name": info.name, "type": info.type}))
+    return found
+
+
+def f32_chain(held, seen, graph) -> list:
+    """The pools kept in a type the tier has no kernel for (held.f32_chain): refused, but where their output reaches
+    a layer the plugin runs as f32 (a MaxPool-8/14 or AdaptiveMaxPool whose indices are used) or a Convert to
+    another type than bf16: then the plugin runs the chain in f32. (IR v10's are not refused: Finish.held_verdicts.)"""
+    roots = [seen.row(lid) for lid in held.references] + list(held.converts)
+    reach = graph.feeds(roots, len(seen))
+    found = []
+    for lid, (code, message, line, layer) in held.f32_chain.items():
+        row = seen.row(lid)
+        if row is None or not reach[row]:
+            found.append(Found(code, f"{message} (nothing it feeds is run as f32: a MaxPool-8/14 or AdaptiveMaxPool"
+                               " whose indices are used, or a Convert to another type, would make the plugin run it"
+                               " in f32)", line, layer, True))
+    return found
+
+
+def weightless(kept, seen, built) -> list:
+    """A weights file that does not exist: read_model refuses the first Const it builds (`built`: by row), said once."""
+    rows = kept.weightless
+    first = next((k for k in range(0, len(rows), 2) if built[rows[k]]), None)
+    if first is None:
+        return []
+    row = rows[first]
+    return [Found("bad-weights", f"Const: the weights file {kept.weights.path} does not exist: read_model refuses the"
+                  " file (\"Empty weights data in bin file or bin file cannot be found!\")", rows[first + 1],
+                  {"id": seen.id(row), "name": seen.name(row), "type": "Const"})]
+
+
+def with_reach(findings, seen, sigs, graph) -> list:
+    """`findings`, each empty-window warning of the top level told the Results its MaxPool reaches (empty.py)."""
+    out = []
+    for f in findings:
+        row = seen.row(key(f.layer_id)) if f.code == "empty-window" and not f.path and f.layer_id else None
+        if row is not None:
+            reached = [(seen.name(r), []) for r in graph.roots if graph.feeds([r], len(seen))[row] and
+                       sigs.at(seen.value[r]).type == "Result"]
+            f = replace(f, message=f.message + reach_text(reached))
+        out.append(f)
+    return out
