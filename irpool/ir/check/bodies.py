@@ -122,8 +122,7 @@ class Bodies:
         if scratch:
             doc, report = copy.copy(doc), Report(self.file)
             doc.problems, doc.notes = [], []
-        sub = type(self)(doc, report, path, self.waits.all)
-        sub.kept, sub.inner = Kept(self.kept.weights), Inner(forced)
+        sub = type(self)(doc, report, path, self.waits.all, Kept(self.kept.weights), Inner(forced))
         for tag in ("layers", "edges"):         # (the first of each, as read_model reads a body: pugixml's child())
             holder = next(body.iterchildren(tag), None)
             if holder is not None:

@@ -14,6 +14,7 @@ from ...report import Finding, Report
 from ..ops import consts
 from ..shape import reshape
 from ..read.body_ports import bodies_of, declared_inputs
+from .kept import Kept
 from .state import NetCheck
 from ...limits import MAX_BYTES
 from ..read.document import Document
@@ -102,9 +103,8 @@ def _pass(source, opened, bin, wait, explained, reshaped=None):  # noqa: A002
     their producer (`wait`: those that wait in this pass). `reshaped`: --shape's dims, written in as it reads."""
     doc = Document(source, opened=opened, edit=reshaped.edit if reshaped is not None else None)
     report = Report(doc.file, explained=explained)
-    net = NetCheck(doc, report, wait=wait)
-    net.reshaped = reshaped
-    net.kept.weights = consts.Weights.at(consts.bin_path(bin, doc.file))
+    net = NetCheck(doc, report, wait=wait, kept=Kept(consts.Weights.at(consts.bin_path(bin, doc.file))),
+                   reshaped=reshaped)
     for holder, n in doc.batches():
         if holder is None:
             net.layer(read_layer(n, doc.problems))

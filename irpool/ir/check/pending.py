@@ -52,7 +52,7 @@ class Pending:
 
     def read(self, port, to, line) -> None:
         """An edge (at `line`) reads output `port` (id, port id) of a layer into `to` (id, port id): kept where the
-        layer waits, for what finish says of each edge that uses an output (Pooling.said_per_edge)."""
+        layer waits, for what finish says of each edge that uses an output (output_verdicts.if_used)."""
         if port[0] in self.waiting:
             self.read_from_waiting.setdefault(port, []).append((*to, line))
 

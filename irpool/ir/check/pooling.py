@@ -1,24 +1,22 @@
-"""Checking one pooling layer as the net streams: the rules of judge.py on its input dims, their findings said,
-and what waits for the edges kept (the CPU plugin's element-type verdicts, indices outputs that must or must not be
-used, the dims it outputs for its consumers); the pooling family (adaptive pools, global reductions) once its shape
-input is known."""
+"""Checking one pooling layer as the net streams: the rules of judge.py on its input dims, their findings said, the
+CPU plugin's verdicts that depend on the use of its outputs (output_verdicts.py: said, or held for the edges), the
+dims it outputs for its consumers kept; the pooling family (adaptive pools, global reductions) once its shape input
+is known."""
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from ... import cpu
 from ...errors import IRError
 from ...opdefs import load
-from ..ops import consts, fold, inference, negpads
+from ..ops import consts, fold
 from . import judge
+from . import output_verdicts as outputs
 from ..read.element_types import element_type
 from ..ops.family import interpret_family, is_family, shape_input_name, validation_refusal
 from ..ops.pools import op_name
-from ..ops.type_refusals import kept_in_type, type_refusal
 from .parameters import input_precision
 from ..read.layer_edge import Layer
 from ..graph.waits import KeepConst
-from .held import used_at
 
 
 def read_model_values(source, bin_path, file):
@@ -61,74 +59,6 @@ class Pooling:
                          f" unpacks ({values}): the model read_model gives and the one compiled differ; irpool"
                          " judges the compiled one", layer.data_line, layer)
 
-    def type_verdicts(self, layer: Layer, pl, et, x_dims, line) -> None:
-        """What the CPU plugin does with a pooling layer on element type `et` (ir/ops/type_refusals.py type_refusal,
-        per CPU tier): said now; or once the edges say whether its indices output is used; or in finish, where its
-        output may reach a layer the plugin runs as f32 (kept_in_type)."""
-        channels = x_dims[1] if x_dims else None
-        refusal = None if self.types.pool(pl, et, x_dims, line, layer) else type_refusal(
-            pl, et, channels=channels, static=x_dims is not None and all(isinstance(d, int) for d in x_dims))
-        two = pl.outputs == 2 and len(layer.outputs) == 2
-        port = (layer.id, layer.outputs[1].id) if two else None
-        if refusal and two and refusal != type_refusal(pl, et, indices_used=True, channels=channels):
-            if kept_in_type(pl, et):                    # (bf16 below AVX-512: its used indices make it f32)
-                self.held.f32(layer.id, (*refusal, line, layer))
-            if port not in self.pending.read_from_waiting:
-                self.held.unless(port, (*refusal, line, layer))
-            refusal = None
-        elif refusal and refusal[0] == "bad-precision" and kept_in_type(pl, et):
-            self.held.f32(layer.id, (*refusal, line, layer))           # (said in finish, if it is)
-        elif refusal:
-            self.finding(*refusal, line, layer)
-        if not two:
-            return
-        self.watch_indices(layer)
-        if refusal and refusal[0] == "bad-precision":
-            return
-        used = type_refusal(pl, et, indices_used=True)
-        if used and used != type_refusal(pl, et):
-            if port in self.pending.read_from_waiting:          # (a waiting layer: its edges are read)
-                self.said_per_edge(layer, port, used)
-            else:
-                self.held.if_used(port, used)           # (code, why): said if an edge uses it
-
-    def extra_outputs(self, layer: Layer, op: str, outputs: int) -> None:
-        """Output ports past the op's `outputs`. From IR v11 on read_model refuses the file. In IR v10 an edge
-        names an output by its position among the ports (measured, 2026.4.1): an edge from a port at or past
-        the op's count is refused, said when the edges are read (index_ports)."""
-        if len(layer.outputs) <= outputs:                  # (fewer: OpenVINO reads them)
-            return
-        why = (f"{op} has {outputs} output port(s), the layer declares {len(layer.outputs)}: read_model refuses the"
-               " file (\"node index is out of range\")")
-        if self.doc.ir_version != "10":
-            self.finding("bad-structure", why, layer.line, layer)
-            return
-        for port in layer.outputs[outputs:]:
-            key = (layer.id, port.id)
-            why_used = ("bad-structure", f"{why}, and in IR v10 an edge from its output at position"
-                                         f" {layer.outputs.index(port)}")
-            if key in self.pending.read_from_waiting:
-                self.said_per_edge(layer, key, why_used)
-            else:
-                self.held.if_used(key, why_used, keep=True)
-
-    def said_per_edge(self, layer: Layer, port, why) -> None:
-        """`why` (code, message), refused where output `port` of waiting `layer` is used: said at each edge that
-        uses it, as the edges room says a verdict held for the port (Held.if_used) of a layer judged as read."""
-        for tl, tp, line in self.pending.read_from_waiting[port]:
-            self.finding(why[0], used_at(why[1], *port, tl, tp), line, layer)
-
-    def watch_indices(self, layer: Layer) -> None:
-        """A MaxPool-8/14 or AdaptiveMaxPool with an indices port: on a tier that does not pool bf16 natively, an
-        edge from it makes the plugin run the layer (a reference implementation) and what feeds it in f32."""
-        tier = cpu.one()
-        if tier is None or tier.native("bf16") or len(layer.outputs) < 2:
-            return
-        port = (layer.id, layer.outputs[1].id)
-        self.held.watch(port)
-        if port in self.pending.read_from_waiting:
-            self.held.edge_read(*port)
-
     def pooling(self, layer: Layer, x_dims, in_type=None) -> Outcome:
         """Check a pooling layer on input dims `x_dims` (None: dynamic rank) and element type `in_type` (None:
         its input port's precision); remember what it outputs. Its errors but for declared dims are OpenVINO's
@@ -149,11 +79,12 @@ class Pooling:
             return Outcome(None, self.record(layer, x_dims, error=j.error.reason))
         pl = j.pl
         et = in_type or self.input_type(layer)
+        pending, held = self.pending, self.held
         if et is not None:
-            self.type_verdicts(layer, pl, et, x_dims, layer.inputs[0].line)
-        self.extra_outputs(layer, pl.op, pl.outputs)
-        self.indices_unused(layer, pl, x_dims)
-        inference.watch_indices(self, layer, pl)      # (fails at inference if its indices are used)
+            self.take(outputs.type_verdicts(layer, pl, et, x_dims, layer.inputs[0].line, self.types, pending, held))
+        self.take(outputs.extra_outputs(layer, pl.op, pl.outputs, self.doc.ir_version, pending, held))
+        outputs.hold_unless_used(layer, pl, x_dims, pending, held)
+        self.take(outputs.fails_if_used(layer, pl, pending, held))
         if x_dims is None or all(unbounded(d) for d in x_dims[2:]):
             gap = self.reshaped.why(layer.id) if self.reshaped is not None else None
             self.report.uncheck(layer.type, "their spatial input dims are dynamic and unbounded, so their output"
@@ -167,19 +98,6 @@ class Pooling:
             if port.dims != j.computed:
                 self.pending.give((layer.id, port.id), j.computed)
         return Outcome(et, self.record(layer, x_dims, pl=pl, plans=j.plans, computed=j.computed))
-
-    def indices_unused(self, layer: Layer, pl, x_dims=None) -> None:
-        """A MaxPool with rounding_type ceil_torch and no dilations crashes compile_model unless its indices output
-        is used, and one with negative pads is refused (negpads.py): said in finish, if no edge reads it."""
-        port = layer.outputs[1].id if len(layer.outputs) > 1 else None
-        why = negpads.compile_refusal(pl, x_dims) if pl.outputs == 2 else None
-        if why and (layer.id, port) not in self.pending.read_from_waiting:
-            self.held.unless((layer.id, port), ("bad-attribute", f"{pl.op}: {why}", layer.data_line, layer))
-        if pl.crashes_unless_indices_used and (layer.id, port) not in self.pending.read_from_waiting:
-            self.held.unless((layer.id, port), (
-                "bad-attribute", f"{pl.op} with rounding_type ceil_torch and no dilations: OpenVINO 2026.4.1 reads"
-                " it, and crashes compiling it (a segmentation fault) when its indices output is not used",
-                layer.data_line, layer))
 
     def input_type(self, layer: Layer):
         """Its input's type as its port declares it (parameters.input_precision), what is wrong there said."""
@@ -204,8 +122,8 @@ class Pooling:
         self.report.count(fl.kind)
         self.attributes(layer, fl.op, fl.unknown, fl.lenient)
         et = in_type or self.input_type(layer)
-        self.family_types(layer, fl, et)
-        self.extra_outputs(layer, fl.op, fl.outputs)
+        self.take(outputs.family_types(layer, fl, et, self.pending, self.held))
+        self.take(outputs.extra_outputs(layer, fl.op, fl.outputs, self.doc.ir_version, self.pending, self.held))
         computed = fl.output_dims(x_dims)
         how = fl.arithmetic(x_dims)
         for k, port in enumerate(layer.outputs[: fl.outputs]):
@@ -250,30 +168,6 @@ class Pooling:
             else:
                 self.finding(e.code, e.reason, e.line or layer.line, layer)
             return None
-
-    def family_types(self, layer: Layer, fl, et) -> None:
-        """The input types the op takes, and the index types the plugin compiles (for a global one, only where an
-        edge reads its indices)."""
-        d = load("openvino")["ops"][fl.op]
-        if et is not None and et.name not in d["input_types"]:
-            by = "its op validation" if et.name in d.get("validation_refuses", ()) else "the CPU plugin, on any CPU"
-            self.finding("bad-precision", f"{fl.op} on {et.name} is refused by {by} (it takes"
-                         f" {', '.join(d['input_types'])})", layer.inputs[0].line, layer)
-        if fl.outputs == 2:
-            self.watch_indices(layer)
-        if fl.outputs == 2 and fl.index_type not in d.get("compiled_index_types", (fl.index_type,)):
-            why = (f"OpenVINO's CPU plugin does not compile {fl.op} with index_element_type {fl.index_type}, on any"
-                   f" CPU (it takes {', '.join(d['compiled_index_types'])})")
-            port = (layer.id, layer.outputs[1].id) if len(layer.outputs) > 1 else None
-            if fl.out_sizes and all(n == 1 for n in fl.out_sizes):   # global: a ReduceMax unless indices are used
-                why_used = ("bad-precision", f"{why}, where its indices output is used (a global one whose indices"
-                                             " nothing reads becomes a ReduceMax)")
-                if port is not None and port in self.pending.read_from_waiting:
-                    self.said_per_edge(layer, port, why_used)
-                elif port is not None:
-                    self.held.if_used(port, why_used)
-            else:
-                self.finding("bad-precision", why, layer.data_line, layer)
 
     def attributes(self, layer, op, unknown, lenient) -> None:
         """What OpenVINO reads without a word: attributes the op does not have, values not written as their type."""

@@ -29,10 +29,12 @@ class NetCheck(Intake, Pooling, Edges, Bodies, Finish):
     """The state of checking one net: what an edge needs to know of every layer read so far, and the
     pooling layers that wait for the edges."""
 
-    def __init__(self, doc: Document, report: Report, path: str = "", wait=frozenset()):
+    def __init__(self, doc: Document, report: Report, path: str = "", wait=frozenset(), kept=None, inner=None,
+                 reshaped=None):
+        """`kept`: its weights file; `inner`: a body's Parameters' dims and types; `reshaped`: --shape's dims."""
         self.doc, self.file, self.report, self.path = doc, doc.file, report, path
         self.waits = Waits(wait, path)   # what the reading before learned, and what the next should (waits.py)
-        self.reshaped = None    # --shape's dims (reshape.Reshaped), top level only: a body's ids are its own
+        self.reshaped = reshaped   # --shape's dims (reshape.Reshaped), top level only: a body's ids are its own
         self.sigs = Signatures()  # every layer read so far: its id, name and signature (signatures.py)
         self.seen = self.sigs.seen
         self.graph = Graph()    # what read_model makes of the edges: cycles, ports without their edge (graph/built.py)
@@ -41,8 +43,8 @@ class NetCheck(Intake, Pooling, Edges, Bodies, Finish):
         self.held = Held()      # verdicts that wait for a pool's consumers (held.py)
         self.pending = Pending(bool(self.waits.pools))  # pools that wait for the edges, what they tell (pending.py)
         self.dup = Duplicates()   # duplicate ids and the layers they shadow (shadowed.py)
-        self.kept = Kept()      # Consts and shape ops kept for shape inputs, the weights file (kept.py)
-        self.inner = Inner()    # the bodies' inputs, or a body's (bodies.py)
+        self.kept = kept or Kept()    # Consts and shape ops kept for shape inputs, the weights file (kept.py)
+        self.inner = inner or Inner()  # the bodies' inputs, or a body's (bodies.py)
         self.memos = Memos()    # layers written alike, judged once (memos.py)
 
     def finding(self, code, message, line, layer=None, el=None, fix=None) -> None:

@@ -20,16 +20,3 @@ def indices_refusal(pl) -> str | None:
     return (f"{pl.op} {written} whose indices output is used: OpenVINO 2026.4.1 reads and compiles it, and every"
             f" inference fails (\"{rule['message']}\", {rule['source']}: the plugin runs it by the reference"
             f" MaxPool, which takes the missing dilations as an empty list); write dilations=\"{','.join(['1'] * n)}\"")
-
-
-def watch_indices(net, layer, pl) -> None:
-    """Said at once where an edge already read the layer's indices (a layer that waited for its edges), else kept
-    in net.held.index_ports for the edge that reads them (an error another rule keeps there wins)."""
-    why = indices_refusal(pl)
-    if why is None or len(layer.outputs) < 2:
-        return
-    port = (layer.id, layer.outputs[1].id)
-    if port in net.pending.read_from_waiting:
-        net.said_per_edge(layer, port, (CODE, why))
-    else:
-        net.held.if_used(port, (CODE, why), keep=True)
