@@ -65,7 +65,7 @@ def _only_dims(holder) -> bool:
 
 
 class Intake:
-    """Every layer of a net as it is read (a mixin of check's NetCheck, with the mixins named above)."""
+    """Every layer of a net as it is read (a mixin of check's NetCheck)."""
 
     def layers(self, holder, n) -> None:
         """A batch of <layers>' children, each read light where it can be (the common case) or in full."""
