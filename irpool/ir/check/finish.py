@@ -3,13 +3,10 @@ producers, what the bodies take, the verdicts that wait for the consumers, and w
 from __future__ import annotations
 
 from array import array
-from dataclasses import replace
 
-from ...codes import severity
 from ..read.body_ports import bodies_of
 from ..read.dims import lenient_dim
 from ..read.element_types import element_type
-from ..read.ids import key
 from . import graph_verdicts
 from .judge import fix_of
 from ..read.layer_edge import Layer
@@ -131,23 +128,10 @@ class Finish:
         found, built = self.graph.problems(len(seen), seen.id,
                                            lambda r: [pid for pid, _ in self.sigs.at(seen.value[r]).inputs],
                                            ask=bool(self.pending.loose or late or self.kept.weightless))
-        for k in late:
-            f, row = findings[k], seen.row(key(findings[k].layer_id))
-            if row is not None and not built[row]:
-                findings[k] = replace(f, code="unbuilt", severity=severity("unbuilt"), fix=None, message=f"{f.message};"
-                                      " but OpenVINO's reader never builds this layer (no Result depends on it), so"
-                                      " it reads the file")
+        findings[:] = graph_verdicts.unbuilt(findings, late, built, seen)
         self.take(graph_verdicts.weightless(self.kept, self.seen, built))
-        for row, message, line in found:
-            self.finding("bad-graph", message, line, el={"id": seen.id(row), "name": seen.name(row),
-                                                         "type": self.sigs.at(seen.value[row]).type})
-        for message, line, el, row in self.pending.loose:
-            if row is not None and built[row]:
-                self.finding("edge-mismatch", message, line, el=el)
-            else:
-                self.finding("unbuilt", f"{message}; OpenVINO's reader never builds"
-                             f" {'this layer' if row is not None else 'the layer it names'} (no Result depends on it),"
-                             " so it reads the file", line, el=el)
+        self.take(graph_verdicts.refusals(found, seen, self.sigs))
+        self.take(graph_verdicts.loose_edges(self.pending.loose, built))
 
     def input_dims(self, layer: Layer, src):
         """A waiting layer's input as OpenVINO infers it: from its producer where that says more."""

@@ -1,11 +1,13 @@
 """What is said of a layer once the whole graph is read: a pool whose only consumer is a Convert the plugin fuses
 into it, a pool kept in a type that nothing runs as f32, the Const whose missing weights read_model refuses first,
-the Results an empty-window MaxPool reaches. Functions of what they read, returning what they found (found.Found)."""
+the Results an empty-window MaxPool reaches; what OpenVINO's reader makes of the graph (graph/built.py): its
+refusals, and the layers it never builds. Functions of what they read, returning what they found (found.Found)."""
 from __future__ import annotations
 
 from dataclasses import replace
 
 from ... import cpu
+from ...codes import severity
 from ...empty import reach_text
 from ...opdefs import load
 from ..read.ids import key
@@ -74,3 +76,35 @@ def with_reach(findings, seen, sigs, graph) -> list:
             f = replace(f, message=f.message + reach_text(reached))
         out.append(f)
     return out
+
+
+def unbuilt(findings, late, built, seen) -> list:
+    """`findings`, each error at an index in `late` (one read_model says only where it builds the layer) of a layer
+    its reader never builds (`built`: by row) made an `unbuilt` warning."""
+    out = list(findings)
+    for k in late:
+        f = findings[k]
+        row = seen.row(key(f.layer_id))
+        if row is not None and not built[row]:
+            out[k] = replace(f, code="unbuilt", severity=severity("unbuilt"), fix=None, message=f"{f.message}; but"
+                             " OpenVINO's reader never builds this layer (no Result depends on it), so it reads the file")
+    return out
+
+
+def refusals(found, seen, sigs) -> list:
+    """What read_model refuses in the graph (graph/built.py problems: (row, message, line))."""
+    return [Found("bad-graph", message, line, {"id": seen.id(row), "name": seen.name(row),
+                                               "type": sigs.at(seen.value[row]).type}) for row, message, line in found]
+
+
+def loose_edges(loose, built) -> list:
+    """The edges with a missing end (pending.loose): an error into a layer the reader builds, else a warning."""
+    found = []
+    for message, line, el, row in loose:
+        if row is not None and built[row]:
+            found.append(Found("edge-mismatch", message, line, el))
+        else:
+            found.append(Found("unbuilt", f"{message}; OpenVINO's reader never builds"
+                               f" {'this layer' if row is not None else 'the layer it names'} (no Result depends on"
+                               " it), so it reads the file", line, el))
+    return found

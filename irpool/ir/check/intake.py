@@ -20,6 +20,7 @@ from ..graph.built import ROOTS
 from ..ops.pools import POOL_TYPES, is_pooling
 from ..read.op_names import no_op
 from ..read.opsets import CRASHES, SHIPPED
+from .found import Found
 from .identity import id_problems
 from .memos import BUILDS, Memo
 from .parameters import check_output_precisions, parameter
@@ -259,11 +260,12 @@ class Intake:
         number = sigs.numbers.get(key)
         if number is None:
             number = sigs.add(key)
-            light = hasattr(where, "tag")       # read light (light_ports): its dims are judged here
-            if light and self.odd_dims(lid, name, layer_type, ports, where) and number >= 0:
+            found = odd_dims(lid, name, layer_type, ports, where) if hasattr(where, "tag") else ()
+            self.take(found)                    # (read light, light_ports: its dims are judged here)
+            if found and number >= 0:
                 sigs.odd.add(number)
         elif number in sigs.odd:
-            self.odd_dims(lid, name, layer_type, ports, where)
+            self.take(odd_dims(lid, name, layer_type, ports, where))
         row = self.seen.add(lid, name, number)
         if lid in self.dup.rooted and layer_type not in ROOTS:
             self.graph.roots.append(row)                    # (a shadowed Result's id: the reader walks back from it)
@@ -273,30 +275,29 @@ class Intake:
             self.graph.layer(row, layer_type, inputs, where if not hasattr(where, "tag") else line_of(where),
                              layer_type not in ROOTS and layer_type != "Parameter")
 
-    def odd_dims(self, lid, name, layer_type, ports, el) -> bool:
-        """The <dim>s of a layer read light that read_model refuses (an error) or reads otherwise than they are
-        written (a warning), as _port judges those of a layer read in full; whether there were any."""
-        texts = {t for holder in ports for _, dims in holder for t in dims}
-        texts.discard("-1")                                 # (a dynamic dim, as OpenVINO writes it)
-        joined = "" if None in texts else "".join(texts)
-        if not texts or joined.isdigit() and joined.isascii() and (len(joined) < 19 or max(map(len, texts)) < 19):
-            return False                                    # (the common case, in one step)
-        found = False
-        for side, holder in zip(("output", "input"), ports):
-            for pid, dims in holder:
-                for t in dims:
-                    if t is not None and plain_int(t):
-                        continue
-                    try:
-                        dim, odd = port_dim(t)
-                    except ValueError as e:
-                        self.finding("bad-structure",
-                                     f"{side} port {pid}: <dim>{t or ''}</dim> is not a dimension: {e}",
-                                     line_of(el), el=dict(id=lid, name=name, type=layer_type))
-                        found = True
-                        continue
-                    if odd:
-                        self.finding("lenient-attribute", f"{side} port {pid}: OpenVINO reads <dim>{t}</dim> as"
-                                     f" {text(dim)}", line_of(el), el=dict(id=lid, name=name, type=layer_type))
-                        found = True
-        return found
+
+def odd_dims(lid, name, layer_type, ports, el) -> list:
+    """The <dim>s of a layer read light (`ports`, its (id, raw dims) pairs, output ports first) that read_model
+    refuses (an error) or reads otherwise than they are written (a warning), as _port judges those of a layer read in
+    full (found.Found)."""
+    texts = {t for holder in ports for _, dims in holder for t in dims}
+    texts.discard("-1")                                 # (a dynamic dim, as OpenVINO writes it)
+    joined = "" if None in texts else "".join(texts)
+    if not texts or joined.isdigit() and joined.isascii() and (len(joined) < 19 or max(map(len, texts)) < 19):
+        return []                                       # (the common case, in one step)
+    found, who = [], dict(id=lid, name=name, type=layer_type)
+    for side, holder in zip(("output", "input"), ports):
+        for pid, dims in holder:
+            for t in dims:
+                if t is not None and plain_int(t):
+                    continue
+                try:
+                    dim, odd = port_dim(t)
+                except ValueError as e:
+                    found.append(Found("bad-structure", f"{side} port {pid}: <dim>{t or ''}</dim> is not a dimension:"
+                                       f" {e}", line_of(el), who))
+                    continue
+                if odd:
+                    found.append(Found("lenient-attribute", f"{side} port {pid}: OpenVINO reads <dim>{t}</dim> as"
+                                       f" {text(dim)}", line_of(el), who))
+    return found
