@@ -201,3 +201,29 @@ def test_a_shape_input_const_that_does_not_look_like_one_is_judged_in_one_readin
     except RuntimeError:
         refused = True
     assert refused == (said is not None)
+
+
+def test_a_const_kept_by_reference_is_found_through_a_squeeze_too(tmp_path):
+    """The 2-D axes Const of a ReduceMean feeds, before it, a Squeeze into another ReduceMean's axes: folding the
+    Squeeze must find the Const kept by reference too (an independent review found the message said "layer 1 is
+    neither a Const nor one of the ops irpool folds" instead). One reading, and what the two readings said."""
+    raw = np.array([2, 3], dtype="<i8").tobytes()
+    pool = ('<layer id="{}" name="{}" type="ReduceMean" version="opset1"><data keep_dims="true"/><input>'
+            + _port(0, [1, 2, 4, 4]) + "{}</input><output>" + _port(2, [1, 2, 1, 1]) + "</output></layer>\n")
+    layers = [_param([1, 2, 4, 4]),
+              f'<layer id="1" name="c" type="Const" version="opset1"><data element_type="i64" shape="1,2" offset="0"'
+              f' size="{len(raw)}"/><output>{_port(0, [1, 2], "I64")}</output></layer>\n',
+              f'<layer id="2" name="s" type="Squeeze" version="opset1"><input>{_port(0, [1, 2], "I64")}</input>'
+              f'<output>{_port(1, [2], "I64")}</output></layer>\n',
+              pool.format(3, "m2", _port(1, [2], "I64")), pool.format(4, "m1", _port(1, [1, 2], "I64"))]
+    layers += [f'<layer id="{k}" name="r{k}" type="Result" version="opset1"><input>{_port(0, [1, 2, 1, 1])}</input>'
+               "</layer>\n" for k in (5, 6)]
+    path = tmp_path / "squeezed.xml"
+    path.write_text(_net(layers, [(0, 0, 3, 0), (1, 0, 2, 0), (2, 1, 3, 1), (0, 0, 4, 0), (1, 0, 4, 1), (3, 2, 5, 0),
+                                  (4, 2, 6, 0)]), encoding="utf-8")
+    path.with_suffix(".bin").write_bytes(raw)
+    findings, readings = _counted(str(path))
+    with mock.patch("irpool.ir.check.kept._MOST_UNLIKE", 0):
+        assert _counted(str(path)) == (findings, 2)
+    assert readings == 1 and len(findings) == 2, findings
+    assert "[unchecked] layer id=3" in findings[1] and "Const id=1 name='c' holds i64 of shape [1,2]" in findings[1]

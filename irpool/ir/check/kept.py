@@ -43,8 +43,9 @@ class Kept:
         if len(self.unlike) < _MOST_UNLIKE:
             self.unlike[lid] = (el.get("id"), el.get("name"), data)
 
-    def const(self, lid):
-        """The Const of id `lid` kept for a shape input (one that did not look like one made now), or None."""
+    def get(self, lid):
+        """The Const of id `lid` kept for a shape input (one kept by reference, unlike_const, made one now), or None:
+        what a family layer and the shape ops it folds (fold.py) read their Consts from."""
         const = self.consts.get(lid)
         if const is None and lid in self.unlike:
             const = self.consts[lid] = Const.written(*self.unlike.pop(lid))

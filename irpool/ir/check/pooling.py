@@ -139,7 +139,7 @@ class Pooling:
         shape_port = layer.inputs[1] if len(layer.inputs) >= 2 else None
         src = self.pending.feeds.get((layer.id, shape_port.id)) if shape_port else None
         what = shape_input_name(layer)
-        if src is not None and self.kept.const(src[0]) is None and src[0] not in self.waits.consts \
+        if src is not None and self.kept.get(src[0]) is None and src[0] not in self.waits.consts \
                 and getattr(self.sigs.of(src[0]), "type", None) == "Const":
             self.waits.later(KeepConst(src[0]))      # (a Const not kept, past Kept.unlike's bound: the next pass keeps it)
             return None
@@ -147,7 +147,7 @@ class Pooling:
             if shape_port is None:
                 interpret_family(layer, self.file, rank, (), {}, self.doc.ir_version)   # raises: no inputs
             try:
-                values, source = fold.shape_input(what, src, self.kept.shape_ops, self.pending.feeds, self.kept.consts,
+                values, source = fold.shape_input(what, src, self.kept.shape_ops, self.pending.feeds, self.kept,
                                                   self.kept.weights.path, self.file)
             except fold.UnknownInput as e:
                 self.finding("unchecked", str(e), shape_port.line, layer)

@@ -31,7 +31,7 @@ class UnknownInput(Exception):
         self.missing = missing
 
 
-def shape_input(what: str, src, ops: dict, feeds: dict, found_consts: dict, bin_path, file) -> tuple:
+def shape_input(what: str, src, ops: dict, feeds: dict, found_consts, bin_path, file) -> tuple:
     """(values, the Const or shape op they come from) of a family layer's shape input (`what`: axes or
     output_shape) fed by output `src` (None: no edge), as value() finds them; UnknownInput when irpool cannot know
     them."""
