@@ -1,5 +1,6 @@
 """The Consts and shape ops a net keeps for the shape inputs of the pooling family (fold.py), and the weights file
-they lie in; nothing else of a Const is kept (flat memory)."""
+they lie in. Of the other Consts (weights) nothing is kept but, for the first 1,024 of a net, a reference to their
+<data> element, in case a family layer takes one all the same (flat memory, and no second reading for it)."""
 from __future__ import annotations
 
 from array import array

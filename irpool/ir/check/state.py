@@ -1,7 +1,8 @@
 """One net being checked: its state, and the rooms its checking is made of (intake, pooling, edges, bodies, finish),
 each a mixin of its own module; what a layer says it is (identity.py), a Parameter (parameters.py), a layer of a few
-types (typed_layers.py) and a shadowed layer (shadowed.py) are functions that return what they found (found.py),
-which take() makes findings. The top level and every body is a NetCheck of its own."""
+types (typed_layers.py), a shadowed layer (shadowed.py), the verdicts on a pool's outputs (output_verdicts.py) and
+what the whole graph decides (graph_verdicts.py) are functions that return what they found (found.py), which take()
+makes findings. The top level and every body is a NetCheck of its own."""
 from __future__ import annotations
 
 from types import SimpleNamespace
