@@ -64,8 +64,7 @@ class Bodies:
     def holder_read(self, el, lid) -> None:
         """A TensorIterator, Loop or If as read: its port maps as read_model reads them, the precisions its input
         ports declare, and its bodies, checked now or in finish (Inner.defer)."""
-        for code, message, line in portmaps.problems(el):
-            self.take([Found(code, message, line, el, True)])
+        self.take(Found(code, message, line, el, True) for code, message, line in portmaps.problems(el))
         declared = declared_inputs(el)
         self.inner.holder(lid, declared[1])
         if not self.inner.defer(key(el.get("id")), el, declared):

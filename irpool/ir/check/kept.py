@@ -25,16 +25,12 @@ class Kept:
         self.unlike = {}        # Const id -> (id and name as written, <data>) of the first _MOST_UNLIKE that do not
         #                         look like a shape input (Const.may_be_shape), in case a family layer takes one
 
-    def keep(self, lid, const) -> None:
-        """A Const that may be a shape input (consts.Const: its <data>, never its weights)."""
-        self.consts[lid] = const
-
     def written(self, el, lid, data, wanted=False) -> None:
         """A Const as read: kept, with its <data> (`data`), where it may be a shape input or is `wanted` as one (a
         reading before found a family layer takes it); else its <data> by reference (unlike_const). Its weights
         never are (flat memory)."""
         if wanted or data is None or _SHAPE_LIKE[data.get("element_type"), data.get("shape")]:
-            self.keep(lid, Const.of(el))
+            self.consts[lid] = Const.of(el)
         else:
             self.unlike_const(lid, el, data)
 

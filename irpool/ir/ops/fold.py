@@ -57,12 +57,13 @@ def shape_input(what: str, src, ops: dict, feeds: dict, found_consts, bin_path, 
     return values, const or ops[src[0]]
 
 
-def value(src: tuple, ops: dict, feeds: dict, found_consts: dict, bin_path, file, floats=False) -> np.ndarray:
+def value(src: tuple, ops: dict, feeds: dict, found_consts, bin_path, file, floats=False) -> np.ndarray:
     """The int64 values (flat) of output `src` = (layer id, port id): a Const read from the weights
     file, or a shape op of `ops` (layer id -> Layer) evaluated from its inputs, found through `feeds`
     ((layer id, input port id) -> (layer id, output port id)). Unfoldable, or consts.Missing when a Const's
     weights file is not there; IRError (bad-weights) from consts.read; _Refusal where OpenVINO refuses an op.
-    `floats`: a float Const feeding the output itself is read (consts.read)."""
+    `floats`: a float Const feeding the output itself is read (consts.read). `found_consts`: the Consts by layer id,
+    anything with .get (a dict, or check's Kept, which makes a Const it keeps by reference on demand)."""
     steps = [0]
 
     def at(src):
