@@ -26,7 +26,7 @@ from .memos import BUILDS, Memo
 from .parameters import check_output_precisions, parameter
 from ..read.layer_edge import Layer, content_key, light_ports, op_type, op_type_of, read_layer
 from ..read.structure import belongs, line_of
-from .pooling import Outcome
+from .pooling import Outcome, emit
 from .shadowed import shadowed
 from .typed_layers import BODY_TYPES, by_type
 
@@ -174,7 +174,8 @@ class Intake:
                 return None
             ports, rec, judged = known
             if rec is not None:                         # explain: the same record, for this layer
-                self.emit(rec | dict(layer=replace(rec["layer"], id=lid, name=el.get("name"), line=line_of(el))))
+                emit(self.report, rec | dict(layer=replace(rec["layer"], id=lid, name=el.get("name"),
+                                                           line=line_of(el))))
             if ltype in POOL_TYPES:
                 self.report.count(ltype)
             return ports, judged

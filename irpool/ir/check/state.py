@@ -1,8 +1,8 @@
-"""One net being checked: its state, and the rooms its checking is made of (intake, pooling, edges, bodies, finish),
-each a mixin of its own module; what a layer says it is (identity.py), a Parameter (parameters.py), a layer of a few
-types (typed_layers.py), a shadowed layer (shadowed.py), the verdicts on a pool's outputs (output_verdicts.py) and
-what the whole graph decides (graph_verdicts.py) are functions that return what they found (found.py), which take()
-makes findings. The top level and every body is a NetCheck of its own."""
+"""One net being checked: its state, and the stages its checking is made of (intake, edges, bodies, finish), each a
+mixin of its own module; a pooling layer (pooling.py), what a layer says it is (identity.py), a Parameter
+(parameters.py), a layer of a few types (typed_layers.py), a shadowed layer (shadowed.py), the verdicts on a pool's
+outputs (output_verdicts.py) and what the whole graph decides (graph_verdicts.py) are functions that return what they
+found (found.py), which take() makes findings. The top level and every body is a NetCheck of its own."""
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -21,12 +21,12 @@ from .finish import Finish
 from ..graph.built import Graph
 from .intake import Intake
 from ..read.document import Document
-from .pooling import Pooling
+from .pooling import Seat, judge_pool
 from ..graph.signatures import Signatures
 from ..graph.waits import Waits
 
 
-class NetCheck(Intake, Pooling, Edges, Bodies, Finish):
+class NetCheck(Intake, Edges, Bodies, Finish):
     """The state of checking one net: what an edge needs to know of every layer read so far, and the
     pooling layers that wait for the edges."""
 
@@ -47,6 +47,8 @@ class NetCheck(Intake, Pooling, Edges, Bodies, Finish):
         self.kept = kept or Kept()    # Consts and shape ops kept for shape inputs, the weights file (kept.py)
         self.inner = inner or Inner()  # the bodies' inputs, or a body's (bodies.py)
         self.memos = Memos()    # layers written alike, judged once (memos.py)
+        self.seat = Seat(doc, path, self.memos, self.types, self.pending, self.held, self.kept,
+                         self.sigs, self.waits, reshaped, report)    # what judging a pool reads (pooling.py)
 
     def finding(self, code, message, line, layer=None, el=None, fix=None) -> None:
         """A finding, its severity from schemas/codes.json."""
@@ -67,6 +69,12 @@ class NetCheck(Intake, Pooling, Edges, Bodies, Finish):
                 self.finding(f.code, f.message, f.line, el=f.who, fix=f.fix)
             else:
                 self.finding(f.code, f.message, f.line, f.who, fix=f.fix)
+
+    def pooling(self, layer, x_dims, in_type=None):
+        """A pooling layer judged (pooling.judge_pool) on input dims `x_dims` and type `in_type`: its Outcome."""
+        judged, found = judge_pool(self.seat, layer, x_dims, in_type)
+        self.take(found)
+        return judged
 
     def say(self, verdicts) -> None:
         """The CPU plugin's type verdicts (eltypes.Verdict): findings, or held for graph_verdicts.f32_chain where kept."""
