@@ -106,13 +106,11 @@ class Bodies:
             return
         declared = self._body_net(body, f"{path} (as declared)", {}, scratch=True)
         said = {(f.code, f.line) for f in self.report.findings}
-        for f in declared.report.findings:      # (what the ops' shape inference refuses: the plugin compiles the
-            #                                     body with the inputs' shapes and types)
-            if f.code in ("bad-shape", "bad-rank", "bad-attribute") and f.layer_type != "Parameter" \
-                    and (f.code, f.line) not in said:
-                self.report.findings.append(replace(f, path=path, message=f"{f.message} (read_model checks the body"
-                                                    " on the shapes its Parameters declare before it gives them the"
-                                                    " inputs' shapes)"))
+        self.add(replace(f, path=path, message=f"{f.message} (read_model checks the body on the shapes its Parameters"
+                         " declare before it gives them the inputs' shapes)") for f in declared.report.findings
+                 if f.code in ("bad-shape", "bad-rank", "bad-attribute") and f.layer_type != "Parameter"
+                 and (f.code, f.line) not in said)   # (what the ops' shape inference refuses: the plugin compiles
+        #                                              the body with the inputs' shapes and types)
 
     def _body_net(self, body, path, forced, scratch=False):
         """A body checked as a net of its own, its Parameters given `forced`; `scratch`: into a report and a list

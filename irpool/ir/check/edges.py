@@ -15,6 +15,7 @@ from ..ops.pools import POOL_TYPES
 from ..read.structure import BIG_LINE, belongs, line_of
 from ..read.layer_edge import EDGE_ENDS, read_edge
 from ..graph.waits import Pool
+from .found import Found
 from .held import used_at
 
 _EDGE_XPATHS = [etree.XPath(f"edge/@{k}", smart_strings=False) for k in EDGE_ENDS]
@@ -58,10 +59,9 @@ class Edges:
             et = self.given_type(fl, fp)
             if et is not None and et.name == "string":
                 info = self.sigs.info(tl)
-                self.build_time.append(len(self.report.findings))
-                self.finding("bad-precision", f"a Convert of the string {src.type} {fl}: OpenVINO's CPU plugin has no such"
-                             " conversion and refuses the model (\"Cannot fallback on ngraph reference"
-                             " implementation\")", line, el={"id": tl, "name": info.name, "type": info.type})
+                self.take([Found("bad-precision", f"a Convert of the string {src.type} {fl}: OpenVINO's CPU plugin has"
+                                 " no such conversion and refuses the model (\"Cannot fallback on ngraph reference"
+                                 " implementation\")", line, {"id": tl, "name": info.name, "type": info.type}, True)])
         if src and dst and src.type in POOL_TYPES and dst.type == "Convert" and src.outputs and fp == src.outputs[0][0]:
             et = self.types.source_type(self.seen.row(tl))
             if et is not None and et.name in load("openvino")["fused_convert"]["destination_types"]:
@@ -157,10 +157,9 @@ class Edges:
         why = self.held.edge_read(fl, fp)
         self.pending.read((fl, fp), (tl, tp), line)
         if why:
-            src = self.sigs.info(fl)
-            self.build_time.append(len(self.report.findings))    # (OpenVINO's only where its reader builds the pool)
-            self.finding(why[0], used_at(why[1], fl, fp, tl, tp), line,
-                         el={"id": fl, "name": src and src.name, "type": src and src.type})
+            src = self.sigs.info(fl)                  # (OpenVINO's only where its reader builds the pool: build-time)
+            self.take([Found(why[0], used_at(why[1], fl, fp, tl, tp), line,
+                             {"id": fl, "name": src and src.name, "type": src and src.type}, True)])
         problem = self.edge_problem(fl, fp, tl, tp)
         late = tl in self.pending.waiting and (tl in self.waits.pools or tl in self.pending.patient)
         if problem and problem.joins and late:

@@ -8,6 +8,7 @@ from ..read.body_ports import bodies_of
 from ..read.dims import lenient_dim
 from ..read.element_types import element_type
 from . import graph_verdicts
+from .found import Found
 from .judge import fix_of
 from ..read.layer_edge import Layer
 from ..graph.waits import Duplicate, Outer, Pool
@@ -35,7 +36,7 @@ class Finish:
                 self.finding("edge-mismatch", message, line, el=el)
             return
         self.reader_verdicts()
-        self.report.findings[:] = graph_verdicts.with_reach(self.report.findings, self.seen, self.sigs, self.graph)
+        self.amend(graph_verdicts.with_reach(self.report.findings, self.seen, self.sigs, self.graph))
 
     def early_edges_now(self) -> None:
         """The edges read before any layer, now that the layers are known."""
@@ -106,13 +107,10 @@ class Finish:
     def held_verdicts(self) -> None:
         """The CPU plugin's verdicts that waited for the consumers: element types (check/type_verdicts.py), outputs refused
         unless used, pools kept in a type where nothing runs them as f32, Converts fused into a pool."""
-        start = len(self.report.findings)
-        self.say(self.types.finish())
-        self.build_time.extend(range(start, len(self.report.findings)))
-        for code, message, line, layer in self.held.unless_used.values():
-            if layer.id not in self.held.f32_chain:
-                self.build_time.append(len(self.report.findings))
-                self.finding(code, message, line, layer)
+        self.say(self.types.finish(), build_time=True)
+        held = self.held
+        self.take(Found(code, message, line, layer, True)
+                  for code, message, line, layer in held.unless_used.values() if layer.id not in held.f32_chain)
         if self.held.f32_chain and self.doc.ir_version != "10":     # (in IR v10 every output the reader builds
             self.take(graph_verdicts.f32_chain(self.held, self.seen, self.graph))   # reaches a Result, which its
             #                                                       reading converts to f32: measured under
@@ -128,7 +126,7 @@ class Finish:
         found, built = self.graph.problems(len(seen), seen.id,
                                            lambda r: [pid for pid, _ in self.sigs.at(seen.value[r]).inputs],
                                            ask=bool(self.pending.loose or late or self.kept.weightless))
-        findings[:] = graph_verdicts.unbuilt(findings, late, built, seen)
+        self.amend(graph_verdicts.unbuilt(findings, late, built, seen))
         self.take(graph_verdicts.weightless(self.kept, self.seen, built))
         self.take(graph_verdicts.refusals(found, seen, self.sigs))
         self.take(graph_verdicts.loose_edges(self.pending.loose, built))

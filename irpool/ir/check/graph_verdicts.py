@@ -66,28 +66,29 @@ def weightless(kept, seen, built) -> list:
 
 
 def with_reach(findings, seen, sigs, graph) -> list:
-    """`findings`, each empty-window warning of the top level told the Results its MaxPool reaches (empty.py)."""
+    """(index, finding) of each empty-window warning of the top level among `findings`, told the Results its MaxPool
+    reaches (empty.py)."""
     out = []
-    for f in findings:
+    for k, f in enumerate(findings):
         row = seen.row(key(f.layer_id)) if f.code == "empty-window" and not f.path and f.layer_id else None
         if row is not None:
             reached = [(seen.name(r), []) for r in graph.roots if graph.feeds([r], len(seen))[row] and
                        sigs.at(seen.value[r]).type == "Result"]
-            f = replace(f, message=f.message + reach_text(reached))
-        out.append(f)
+            out.append((k, replace(f, message=f.message + reach_text(reached))))
     return out
 
 
 def unbuilt(findings, late, built, seen) -> list:
-    """`findings`, each error at an index in `late` (one read_model says only where it builds the layer) of a layer
-    its reader never builds (`built`: by row) made an `unbuilt` warning."""
-    out = list(findings)
+    """(index, finding) of each error at an index in `late` (one read_model says only where it builds the layer) of
+    a layer its reader never builds (`built`: by row) among `findings`, made an `unbuilt` warning."""
+    out = []
     for k in late:
         f = findings[k]
         row = seen.row(key(f.layer_id))
         if row is not None and not built[row]:
-            out[k] = replace(f, code="unbuilt", severity=severity("unbuilt"), fix=None, message=f"{f.message}; but"
-                             " OpenVINO's reader never builds this layer (no Result depends on it), so it reads the file")
+            out.append((k, replace(f, code="unbuilt", severity=severity("unbuilt"), fix=None,
+                                   message=f"{f.message}; but OpenVINO's reader never builds this layer (no Result"
+                                   " depends on it), so it reads the file")))
     return out
 
 

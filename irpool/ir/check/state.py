@@ -41,6 +41,7 @@ class NetCheck(Intake, Edges, Bodies, Finish):
         self.graph = Graph()    # what read_model makes of the edges: cycles, ports without their edge (graph/built.py)
         self.types = TypeVerdicts()  # element-type verdicts that wait for the edges (check/type_verdicts.py)
         self.build_time = []    # indices of findings that OpenVINO makes only if its reader builds their layer
+        #                         (written here alone, by take and say: a Found's or a verdict's build_time)
         self.held = Held()      # verdicts that wait for a pool's consumers (held.py)
         self.pending = Pending(bool(self.waits.pools))  # pools that wait for the edges, what they tell (pending.py)
         self.dup = Duplicates()   # duplicate ids and the layers they shadow (shadowed.py)
@@ -76,10 +77,23 @@ class NetCheck(Intake, Edges, Bodies, Finish):
         self.take(found)
         return judged
 
-    def say(self, verdicts) -> None:
-        """The CPU plugin's type verdicts (eltypes.Verdict): findings, or held for graph_verdicts.f32_chain where kept."""
+    def say(self, verdicts, build_time=False) -> None:
+        """The CPU plugin's type verdicts (eltypes.Verdict): findings (`build_time`: read_model's only where its reader
+        builds the layer), or held for graph_verdicts.f32_chain where kept."""
         for v in verdicts:
             if v.kept:
                 self.held.f32(v.who["id"], (v.code, v.message, v.line, SimpleNamespace(**v.who)))
-            else:
-                self.finding(v.code, v.message, v.line, el=v.who)
+                continue
+            if build_time:
+                self.build_time.append(len(self.report.findings))
+            self.finding(v.code, v.message, v.line, el=v.who)
+
+    def amend(self, changes) -> None:
+        """Findings said before, made anew where the whole graph tells more (graph_verdicts: (index, Finding))."""
+        findings = self.report.findings
+        for k, f in changes:
+            findings[k] = f
+
+    def add(self, findings) -> None:
+        """Findings a scratch NetCheck made (bodies.py), as they are."""
+        self.report.findings.extend(findings)
