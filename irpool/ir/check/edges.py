@@ -87,8 +87,8 @@ class Edges:
         row, value, signature, graph, types = self.seen.finder(), self.seen.value, self.sigs.at, self.graph, self.types
         kept, before_layers = self.sigs.by_number, not len(self.seen)
         out_types, param_slots = self.pending.out_types, self.dup.param_slots
+        graph.grow(len(self.seen))
         ports = graph.ports
-        ports.extend(bytes(len(self.seen) - len(ports)))
         rows, odd = [], []                              # (producer row, consumer row, line) of each edge
         stop_to, stop_from, by_port = _stops(waiting, shape_ops, param_slots, index_ports, outputs)
         for el, e in pairs:

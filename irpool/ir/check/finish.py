@@ -41,7 +41,7 @@ class Finish:
     def early_edges_now(self) -> None:
         """The edges read before any layer, now that the layers are known."""
         graph, rows = self.graph, array("i")
-        graph.ports.extend(bytes(len(self.seen) - len(graph.ports)))
+        graph.grow(len(self.seen))
         for fl, fp, tl, tp, line in self.pending.early_edges:
             self.edge(fl, fp, tl, tp, line)
             ra, rb = self.seen.row(fl), self.seen.row(tl)

@@ -30,9 +30,6 @@ from .pooling import Outcome, emit
 from .shadowed import shadowed
 from .typed_layers import BODY_TYPES, by_type
 
-_CLEAN_KEYS = 4096        # content keys remembered as clean, at most
-
-
 _GRAPH_TYPES = frozenset(ROOTS + ("Parameter",))   # the layers graph/built.py is told of, with every layer with inputs
 
 
@@ -236,9 +233,7 @@ class Intake:
         ports = (tuple((p.id, p.raw_dims) for p in layer.outputs), tuple((p.id, p.raw_dims) for p in layer.inputs))
         if key is not None and len(self.report.findings) == findings and len(self.doc.problems) == problems \
                 and len(self.held.index_ports) == indices and not waits and layer.id not in self.types.params:
-            if len(self.memos.clean) >= _CLEAN_KEYS:
-                self.memos.clean.clear()                          # a file of ever-new layers: memory stays flat
-            self.memos.clean[key] = (ports, judged.record, judged.type)
+            self.memos.keep_clean(key, (ports, judged.record, judged.type))
         if self.seen.row(layer.id) is None:
             self.remember(layer.id, layer.name, layer.type, ports, layer.line)
             if layer.type in ("Const", "Convert", "Parameter"):
@@ -264,12 +259,12 @@ class Intake:
             found = odd_dims(lid, name, layer_type, ports, where) if hasattr(where, "tag") else ()
             self.take(found)                    # (read light, light_ports: its dims are judged here)
             if found and number >= 0:
-                sigs.odd.add(number)
+                sigs.mark_odd(number)
         elif number in sigs.odd:
             self.take(odd_dims(lid, name, layer_type, ports, where))
         row = self.seen.add(lid, name, number)
         if lid in self.dup.rooted and layer_type not in ROOTS:
-            self.graph.roots.append(row)                    # (a shadowed Result's id: the reader walks back from it)
+            self.graph.root(row)                    # (a shadowed Result's id: the reader walks back from it)
         if layer_type in _GRAPH_TYPES or ports[1]:        # (any layer with input ports needs their edges)
             inputs = len(ports[1]) if self.doc.ir_version != "10" else \
                 min(len(ports[1]), 0 if layer_type == "Const" else 1)    # (v10: extra ports; a Const takes none)

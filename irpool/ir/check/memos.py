@@ -28,3 +28,13 @@ class Memos:
 
     def __init__(self):
         self.clean, self.readings = {}, {}
+
+    def keep_clean(self, key, known) -> None:
+        """A layer written as `key` (layer_edge.content_key) gave no finding: `known`, (ports, record, type), for the
+        next one written alike; the first _CLEAN_KEYS of them, then anew (a file of ever-new layers: flat memory)."""
+        if len(self.clean) >= _CLEAN_KEYS:
+            self.clean.clear()
+        self.clean[key] = known
+
+
+_CLEAN_KEYS = 4096        # content keys remembered as clean, at most

@@ -87,6 +87,14 @@ class Graph:
         if needs_all or layer_type == "Result":
             self.needs.add((row, min(inputs, 8), line or 0))
 
+    def root(self, row: int) -> None:
+        """A layer that takes a shadowed Result's or Assign's id: a root, whatever its type (check/shadowed.py)."""
+        self.roots.append(row)
+
+    def grow(self, layers: int) -> None:
+        """Room in `ports` for every layer read so far (`layers`), before their edges."""
+        self.ports.extend(bytes(layers - len(self.ports)))
+
     def edge(self, src: int, dst: int, position: int, port_id, line, rows: list) -> None:
         """An edge from layer row `src` into the input port `port_id` of row `dst`, at `position` among its ports;
         `rows`: its batch's triples."""

@@ -60,6 +60,10 @@ class Signatures:
         data = marshal.dumps(key)         # a file of ever-new shapes: one record a layer, compressed (flat memory)
         return -1 - self.spill.append(len(data).to_bytes(4, "little") + data)
 
+    def mark_odd(self, number) -> None:
+        """Signature `number` has odd <dim>s: each layer that has it is judged again (intake.odd_dims)."""
+        self.odd.add(number)
+
     def at(self, number) -> Signature:
         if number >= 0:
             return self.by_number[number]
