@@ -1,13 +1,14 @@
 """The rules of one MaxPool or AvgPool, apart from the streaming check's bookkeeping (pooling.py): read() takes its
 <data> on its input's rank, computed() the dims it outputs on its input dims; reading_findings() and dims_findings()
-say what of the layer that record contradicts (attributes OpenVINO reads without a word; a refusal of its shape or
-windows, each output port's dims and precision), check saying the CPU plugin's type verdicts between the two. Nothing of the net is read or written here; explain's record is made of a Judged."""
+say what of the layer that record contradicts, as found.Found that leave the layer to the caller (attributes
+OpenVINO reads without a word; a refusal of its shape or windows, each output port's dims and precision), check
+saying the CPU plugin's type verdicts between the two. Nothing of the net is read or written here; explain's record
+is made of a Judged."""
 from __future__ import annotations
 
 import difflib
 import math
 from dataclasses import dataclass, replace
-from typing import NamedTuple
 
 from ... import empty
 from ...core import axis_names, plan
@@ -19,14 +20,7 @@ from ..read.element_types import element_type
 from ..ops.pools import check_dims, interpret
 from ..ops.type_refusals import empty_window_refusal, small_output_refusal
 from ..read.layer_edge import Layer
-
-
-class Said(NamedTuple):
-    """A finding as a rule says it; the net adds the file, the body's path and the layer."""
-    code: str
-    message: str
-    line: int | None
-    fix: dict | None = None
+from .found import Found
 
 
 @dataclass(frozen=True)
@@ -90,7 +84,7 @@ def computed(j: Judged, et) -> Judged:
 def reading_findings(j: Judged) -> list:
     """Why its attributes are refused, or what in them OpenVINO reads without a word."""
     if j.pl is None:
-        return [Said(j.error.code, j.error.reason, j.error.line or j.layer.line)]
+        return [Found(j.error.code, j.error.reason, j.error.line or j.layer.line)]
     return attribute_findings(j.pl.op, j.pl.unknown, j.pl.lenient, j.layer.data_line)
 
 
@@ -101,19 +95,19 @@ def dims_findings(j: Judged) -> list:
         return []
     x = layer.inputs[0]
     if e is not None:
-        return [Said("bad-shape", f"{pl.op}: {e.reason}", x.line)]
+        return [Found("bad-shape", f"{pl.op}: {e.reason}", x.line)]
     if j.refusal:
-        said.append(Said(*j.refusal, x.line))
+        said.append(Found(*j.refusal, x.line))
     windows = empty.empty_windows(j.plans) if j.plans and pl.spec.reduction == "max" else []
     if windows:                 # (graph_verdicts.with_reach adds the Results computed from them)
-        said.append(Said("empty-window", empty.message(windows, j.et.numpy if j.et else None), layer.data_line))
+        said.append(Found("empty-window", empty.message(windows, j.et.numpy if j.et else None), layer.data_line))
     for k, port in enumerate(layer.outputs[: pl.outputs]):
         said += port_findings(j, port, first=k == 0)
         want = j.et.name if k == 0 and j.et is not None else pl.index_type if k == 1 else None
         got = element_type(port.precision)
         if got is not None and want is not None and got.name != want:
             what = f"the input's ({want})" if k == 0 else f"index_element_type {want}"
-            said.append(Said("precision-mismatch", f"output port {port.id} declares precision {port.precision};"
+            said.append(Found("precision-mismatch", f"output port {port.id} declares precision {port.precision};"
                              f" {pl.op} gives {what}", port.line))
     return said
 
@@ -125,8 +119,8 @@ def attribute_findings(op: str, unknown, lenient, line) -> list:
     for name in unknown:
         near = difflib.get_close_matches(name, names, n=1, cutoff=0.7)
         hint = f" (did you mean {near[0]}?)" if near else ""
-        said.append(Said("unknown-attribute", f"{op} has no attribute {name}{hint}; OpenVINO ignores it", line))
-    return said + [Said("lenient-attribute", f"{op}: {message}", line) for message in lenient]
+        said.append(Found("unknown-attribute", f"{op} has no attribute {name}{hint}; OpenVINO ignores it", line))
+    return said + [Found("lenient-attribute", f"{op}: {message}", line) for message in lenient]
 
 
 def port_findings(j: Judged, port, first=True) -> list:
@@ -135,7 +129,7 @@ def port_findings(j: Judged, port, first=True) -> list:
     layer, pl, x_dims, plans, computed = j.layer, j.pl, j.x_dims, j.plans, j.computed
     rank = pl.spec.ndim + 2
     if port.dims and len(port.dims) != rank:
-        return [Said("shape-mismatch", f"output port {port.id} has rank {len(port.dims)}, {pl.op} gives rank {rank}",
+        return [Found("shape-mismatch", f"output port {port.id} has rank {len(port.dims)}, {pl.op} gives rank {rank}",
                      port.line)]
     if plans is None:
         return []                                         # dynamic rank in: nothing to contradict
@@ -161,10 +155,10 @@ def port_findings(j: Judged, port, first=True) -> list:
         if follows_spec:
             problems[-1] += (f" (the declared dims follow the spec text's {pl.spec.auto_pad} formula; the OpenVINO"
                              " runtime, which wins, computes the values above)")
-        said.append(Said("shape-mismatch", f"output port {port.id}: " + "; ".join(problems), first_line,
-                         fix_of(layer, port, computed)))
+        said.append(Found("shape-mismatch", f"output port {port.id}: " + "; ".join(problems), first_line,
+                           fix=fix_of(layer, port, computed)))
     if divergences:
-        said.append(Said("spec-divergence", f"output port {port.id}: " + "; ".join(divergences), port.line))
+        said.append(Found("spec-divergence", f"output port {port.id}: " + "; ".join(divergences), port.line))
     return said
 
 
@@ -176,19 +170,19 @@ def family_port_findings(layer: Layer, fl, port, et, computed, how) -> list:
     got = element_type(port.precision)
     if got is not None and want is not None and got.name != want:
         gives = "the input's" if port is layer.outputs[0] else "index_element_type"
-        said.append(Said("precision-mismatch", f"output port {port.id} declares precision {port.precision};"
+        said.append(Found("precision-mismatch", f"output port {port.id} declares precision {port.precision};"
                          f" {fl.op} gives {gives} {want}", port.line))
     if computed is None:
         return said
     if port.dims and len(port.dims) != len(computed):
-        return said + [Said("shape-mismatch", f"output port {port.id} has rank {len(port.dims)}, {fl.op} gives rank"
+        return said + [Found("shape-mismatch", f"output port {port.id} has rank {len(port.dims)}, {fl.op} gives rank"
                             f" {len(computed)} ({'; '.join(how)})", port.line)]
     bad = [i for i, (dd, c) in enumerate(zip(port.dims, computed)) if not compatible(dd, c)]
     if bad:
         names = ["N", "C"] + list(axis_names(len(computed) - 2))
-        said.append(Said("shape-mismatch", f"output port {port.id}: " + "; ".join(
+        said.append(Found("shape-mismatch", f"output port {port.id}: " + "; ".join(
             f"{names[i]}: computed {text(computed[i])}, declared {text(port.dims[i])}" for i in bad) +
-            f" ({'; '.join(how)})", port.dim_lines[bad[0]], fix_of(layer, port, computed)))
+            f" ({'; '.join(how)})", port.dim_lines[bad[0]], fix=fix_of(layer, port, computed)))
     return said
 
 

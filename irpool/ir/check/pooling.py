@@ -101,8 +101,8 @@ def _input_type(layer: Layer, found):
 
 
 def _said(layer: Layer, said) -> list:
-    """The rules' findings (judge.Said) of one layer."""
-    return [Found(code, message, line, layer, True, fix) for code, message, line, fix in said]
+    """The rules' findings of one layer (judge.py's Found, which leave the layer to the caller), as its."""
+    return [f._replace(who=layer) for f in said]
 
 
 def _family(seat: Seat, layer: Layer, x_dims, in_type, found) -> Outcome:
