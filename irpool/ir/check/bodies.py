@@ -97,7 +97,7 @@ class Bodies:
             probe = self._body_net(body, path, forced, scratch=True)     # (its waits are the body's)
             for pid, src in merged.items():
                 dims, source, et = forced[pid]
-                got = probe.produced(*src)
+                got = probe.producers.produced(*src)
                 if got not in ((), None) and len(got) == len(dims) and got != dims:
                     forced[pid] = ([d if d == g else DYNAMIC for d, g in zip(dims, got)],
                                    f"{source} (dynamic where the back edge from layer {src[0]} gives other dims)", et)

@@ -2,13 +2,10 @@
 for what they join, what they feed a waiting pooling layer, and the element types they carry."""
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from lxml import etree
 
 from ...opdefs import load
 from ..read import ids
-from ..read.dims import compatible, lenient_dim
 from ..read.ids import PORTS, plain
 from .typed_layers import BODY_TYPES
 from ..ops.pools import POOL_TYPES
@@ -44,11 +41,6 @@ class _Any:
         return any(x in h for h in self.holders)
 
 
-class EdgeProblem(NamedTuple):
-    message: str
-    joins: bool           # it joins dims that differ (else an end is missing)
-
-
 class Edges:
     def maybe_fused(self, fl, fp, tl, line) -> None:
         """An edge into a Convert: from a string Parameter or Const, which the plugin cannot convert; from a
@@ -56,7 +48,7 @@ class Edges:
         judged in finish, once every consumer of the pool is known."""
         src, dst = self.sigs.of(fl), self.sigs.of(tl)
         if src and dst and dst.type == "Convert" and src.type in ("Parameter", "Const"):
-            et = self.given_type(fl, fp)
+            et = self.producers.given_type(fl, fp)
             if et is not None and et.name == "string":
                 info = self.sigs.info(tl)
                 self.take([Found("bad-precision", f"a Convert of the string {src.type} {fl}: OpenVINO's CPU plugin has"
@@ -160,7 +152,7 @@ class Edges:
             src = self.sigs.info(fl)                  # (OpenVINO's only where its reader builds the pool: build-time)
             self.take([Found(why[0], used_at(why[1], fl, fp, tl, tp), line,
                              {"id": fl, "name": src and src.name, "type": src and src.type}, True)])
-        problem = self.edge_problem(fl, fp, tl, tp)
+        problem = self.producers.edge_problem(fl, fp, tl, tp)
         late = tl in self.pending.waiting and (tl in self.waits.pools or tl in self.pending.patient)
         if problem and problem.joins and late:
             self.pending.join((tl, tp), problem.message, line)  # said in finish(), with what --fix writes
@@ -168,7 +160,7 @@ class Edges:
             dst = self.sigs.info(tl)
             el = {"id": tl, "name": dst.name, "type": dst.type} if dst else None
             if problem.joins:
-                self.finding("edge-mismatch", problem.message, line, el=el, fix=self.join_fix(fl, fp, tl, tp))
+                self.finding("edge-mismatch", problem.message, line, el=el, fix=self.producers.join_fix(fl, fp, tl, tp))
             else:                           # a missing end: an error only where the reader builds the consumer
                 self.pending.loose_end(problem.message, line, el, self.seen.row(tl))
 
@@ -196,64 +188,5 @@ class Edges:
             self.waits.later(Pool(tl))      # its type is a Parameter's element_type that the ports do not declare
         elif fl in self.pending.waiting:
             self.pending.after_wait((fl, fp, tl))   # its producer's output is known in finish (contradicts())
-        elif self.contradicts(fl, fp, tl):
+        elif self.producers.contradicts(fl, fp, tl):
             self.waits.later(Pool(tl))
-
-    def contradicts(self, fl, fp, tl) -> bool:
-        """Whether output `fp` of layer `fl` gives pooling layer `tl`, judged on its declared input, other dims or
-        another type than that input declares."""
-        dst = self.sigs.of(tl)
-        judged = self.types.source_type(self.seen.row(tl))
-        src = self.sigs.of(fl) if judged is not None else None
-        given = self.given_type(fl, fp) if src and src.outputs and fp == src.outputs[0][0] else None
-        if given is not None and given.name != judged.name:
-            return True                     # judged on its input port's precision; OpenVINO takes the producer's
-        want = self.produced(fl, fp)
-        have = [lenient_dim(t) for t in dst.inputs[0][1]]
-        return want not in ((), None) and bool(have) and \
-            (len(have) != len(want) or not all(map(compatible, have, want)))
-
-    def given_type(self, fl, fp):
-        """The element type output `fp` of layer `fl` gives, where check knows it: a waiting pool's, a
-        Parameter's or Const's element_type, a Convert's destination_type, the type a pool was judged on."""
-        return self.pending.out_types.get((fl, fp)) or self.types.kinds.get(fl) \
-            or self.types.source_type(self.seen.row(fl))
-
-    def produced(self, fl, fp):
-        """The dims output `fp` of layer `fl` gives, as OpenVINO infers them: what check computed for it, else
-        what it declares; () where neither is known (None: a dynamic rank)."""
-        if (fl, fp) in self.pending.outputs:
-            return self.pending.outputs[(fl, fp)]
-        src = self.sigs.of(fl)
-        raw = src and src.out_dims.get(fp)
-        return [lenient_dim(t) for t in raw] if raw else ()
-
-    def join_fix(self, fl, fp, tl, tp) -> dict | None:
-        """What --fix writes into the input port an edge joins to a Parameter or pooling layer's output: the dims
-        irpool computes for that output (the consumer is found by its id: `layer_line` None)."""
-        src, dst = self.sigs.of(fl), self.sigs.of(tl)
-        if src.type not in ("Parameter",) + POOL_TYPES or self.path:
-            return None
-        want = self.produced(fl, fp)
-        have = [lenient_dim(t) for t in dst.in_dims[tp]]
-        if want is None or len(want) != len(have):
-            return None
-        dims = [[i, w] for i, (h, w) in enumerate(zip(have, want)) if isinstance(w, int) and not compatible(h, w)]
-        return dict(layer_line=None, port=tp, dims=dims, side="input") if dims else None
-
-    def edge_problem(self, fl, fp, tl, tp) -> EdgeProblem | None:
-        src, dst = self.sigs.of(fl), self.sigs.of(tl)
-        name = f"edge {fl}:{fp} -> {tl}:{tp}"
-        if src is None or dst is None:
-            return EdgeProblem(f"{name} names a layer that does not exist", joins=False)
-        a = next((dims for pid, dims in src.outputs if pid == fp), None)
-        b = next((dims for pid, dims in dst.inputs if pid == tp), None)
-        if a is None or b is None:
-            side = f"output port {fp} of layer {fl}" if a is None else f"input port {tp} of layer {tl}"
-            return EdgeProblem(f"{name}: {side} does not exist", joins=False)
-        if a != b and a and b:                        # (a port with no <dim> may be a dynamic rank)
-            da, db = [lenient_dim(t) for t in a], [lenient_dim(t) for t in b]
-            if len(da) != len(db) or not all(compatible(x, y) for x, y in zip(da, db)):
-                return EdgeProblem(f"{name} joins dims [{','.join(map(str, a))}] to [{','.join(map(str, b))}]",
-                                   joins=True)
-        return None

@@ -10,7 +10,6 @@ from ..read.element_types import element_type
 from . import graph_verdicts
 from .found import Found
 from .judge import fix_of
-from ..read.layer_edge import Layer
 from ..graph.waits import Duplicate, Outer, Pool
 
 _DECLARED = ("shape-mismatch", "edge-mismatch")   # declared dims: wrong whether or not OpenVINO builds the layer
@@ -28,7 +27,7 @@ class Finish:
         self.early_edges_now()
         for lid in list(self.pending.waiting):
             self.waiting_chain(lid)
-        self.waits.later(*(Pool(tl) for fl, fp, tl in self.pending.fed_by_waiting if self.contradicts(fl, fp, tl)))
+        self.waits.later(*(Pool(tl) for fl, fp, tl in self.pending.fed_by_waiting if self.producers.contradicts(fl, fp, tl)))
         self.outer_inputs()
         self.held_verdicts()
         if self.doc.is_snippet:
@@ -64,13 +63,13 @@ class Finish:
                 stack.append(src[0])
                 continue
             stack.pop()
-            x = self.input_dims(layer, src)
+            x = self.producers.input_dims(layer, src)
             joined = self.pending.settle(cur, layer.inputs[0].id)
             if joined:
                 port = layer.inputs[0]
                 self.finding("edge-mismatch", joined[0], joined[1], layer, fix=fix_of(layer, port, x or [], "input"))
             # its type: what a waiting layer before it gives, or its Parameter's element_type
-            judged = self.pooling(layer, x, self.given_type(*src) if src else None)
+            judged = self.pooling(layer, x, self.producers.given_type(*src) if src else None)
             if judged.type is not None and layer.outputs:
                 self.pending.give_type((cur, layer.outputs[0].id), judged.type)
 
@@ -93,9 +92,9 @@ class Finish:
         where it is not what the port declares and a body Parameter takes it; else None."""
         if tp not in self.inner.mapped.get(tl, ()):
             return None                             # (an input no body Parameter takes: an If's condition, a Loop's)
-        want, dst = self.produced(fl, fp), self.sigs.of(tl)
+        want, dst = self.producers.produced(fl, fp), self.sigs.of(tl)
         have = [lenient_dim(t) for t in dst.in_dims[tp]] if dst and dst.in_dims.get(tp) else None
-        et = self.types.params[fl][0] if fl in self.types.params else self.given_type(fl, fp)
+        et = self.types.params[fl][0] if fl in self.types.params else self.producers.given_type(fl, fp)
         declared = element_type(self.inner.holder_types.get(tl, {}).get(tp))
         et = et.name if et is not None and (declared is None or declared.name != et.name) \
             and dst and dst.type != "TensorIterator" else None    # (which keeps its Parameters' declared types)
@@ -130,9 +129,3 @@ class Finish:
         self.take(graph_verdicts.weightless(self.kept, self.seen, built))
         self.take(graph_verdicts.refusals(found, seen, self.sigs))
         self.take(graph_verdicts.loose_edges(self.pending.loose, built))
-
-    def input_dims(self, layer: Layer, src):
-        """A waiting layer's input as OpenVINO infers it: from its producer where that says more."""
-        declared = layer.inputs[0].dims or None
-        got = () if src is None else self.produced(*src)
-        return declared if got == () else got

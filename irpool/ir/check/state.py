@@ -22,6 +22,7 @@ from ..graph.built import Graph
 from .intake import Intake
 from ..read.document import Document
 from .pooling import Seat, judge_pool
+from .producers import Producers
 from ..graph.signatures import Signatures
 from ..graph.waits import Waits
 
@@ -48,6 +49,7 @@ class NetCheck(Intake, Edges, Bodies, Finish):
         self.kept = kept or Kept()    # Consts and shape ops kept for shape inputs, the weights file (kept.py)
         self.inner = inner or Inner()  # the bodies' inputs, or a body's (bodies.py)
         self.memos = Memos()    # layers written alike, judged once (memos.py)
+        self.producers = Producers(self.sigs, self.pending, self.types, path)   # what a producer gives (producers.py)
         self.seat = Seat(doc, path, self.memos, self.types, self.pending, self.held, self.kept,
                          self.sigs, self.waits, reshaped, report)    # what judging a pool reads (pooling.py)
 
