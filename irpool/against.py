@@ -12,6 +12,7 @@ import sys
 import tempfile
 
 import numpy as np
+from lxml import etree
 
 from . import cpu as cpu_tiers
 from .against_compare import compare, shown
@@ -120,7 +121,7 @@ def _request(runtime, file, program, inputs, layer, bin, folder) -> dict:  # noq
         return {"model": _one_node(program, x, folder), "cut": None,
                 "inputs": _write_inputs(folder, {program.pool.node.input[0]: x})}
     from .ir.ops.consts import bin_path
-    if program.snippet is not None and layer is None:
+    if program.snippet is not None and (layer is None or _bare(file)):
         x = np.asarray(next(iter(inputs.values())))
         return {"model": _in_a_net(file, x, program.output_names, folder), "cut": None,
                 "inputs": _write_inputs(folder, {"0": x})}
@@ -130,11 +131,17 @@ def _request(runtime, file, program, inputs, layer, bin, folder) -> dict:  # noq
             "cut": cut, "inputs": _write_inputs(folder, inputs)}
 
 
+def _bare(file: str) -> bool:
+    """Whether `file` is a bare <layer> (its root element; the file was read by irpool already): --layer on one names
+    the layer itself, which OpenVINO reads only in a net (_in_a_net), as without --layer."""
+    for _, el in etree.iterparse(file, events=("start",), resolve_entities=False, no_network=True):
+        return el.tag == "layer"
+    return False
+
+
 def _in_a_net(file: str, x: np.ndarray, names: list, folder: str) -> str:
     """A bare <layer> file, which OpenVINO does not read, as the net it reads: a Parameter "0" typed and shaped
     as `x` feeding the layer's first input port, a Result named by each output port's id (as irpool keys them)."""
-    from lxml import etree
-
     from .ir.read.element_types import of_dtype
     layer = etree.parse(file).getroot()
     element = of_dtype(x.dtype)
@@ -252,7 +259,8 @@ def _what_ran(program, file: str, layer) -> str:
     s = program.snippet
     if s is None:
         return ""
-    return f"; the model cut at layer id={s.id} name={s.name!r} ({s.type})" if layer is not None else \
+    cut = layer is not None and not _bare(file)
+    return f"; the model cut at layer id={s.id} name={s.name!r} ({s.type})" if cut else \
         f"; the bare layer id={s.id} name={s.name!r} ({s.type}) in a net"
 
 

@@ -13,12 +13,13 @@ def kind(source) -> str:
     """"onnx" or "ir": a path by its name (.onnx), bytes and streams by their first bytes (XML starts
     with '<'; a model file never does). A str that is not a path is XML text."""
     from .onnx.model import looks_onnx
-    if isinstance(source, os.PathLike) or isinstance(source, str) and not source.lstrip().startswith("<"):
+    from .ir.read.sources import is_xml_text
+    if isinstance(source, os.PathLike) or isinstance(source, str) and not is_xml_text(source):
         return "onnx" if looks_onnx(os.fspath(source)) else "ir"
     if isinstance(source, (bytes, bytearray, memoryview)):
         return "onnx" if looks_onnx(None, bytes(source[:64])) else "ir"
     peek = getattr(source, "peek", None)
-    if peek is not None:
+    if peek is not None and not getattr(source, "closed", False):     # (a closed one: open_source says so)
         return "onnx" if looks_onnx(getattr(source, "name", None) if isinstance(getattr(source, "name", None), str)
                                     else None, peek(64)[:64]) else "ir"
     return "ir"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import sys
+import tokenize
 import zipfile
 from concurrent.futures import ProcessPoolExecutor
 
@@ -31,11 +32,17 @@ def expand(args, exclude=(), base: str | None = None) -> list:
         elif os.path.isdir(arg):
             for root, dirs, files in os.walk(arg):
                 dirs[:] = sorted(d for d in dirs if not _excluded(os.path.join(root, d), exclude, base))
-                items.extend((os.path.join(root, f), os.path.join(root, f), True) for f in sorted(files)
-                             if f.lower().endswith((".xml", ".onnx")) and not _excluded(os.path.join(root, f), exclude, base))
+                found = (os.path.join(root, f) for f in sorted(files) if f.lower().endswith((".xml", ".onnx")))
+                items.extend((p, p, True) for p in found if _readable(p) and not _excluded(p, exclude, base))
         else:
             items.append((arg, arg, False))
     return items
+
+
+def _readable(path: str) -> bool:
+    """A regular file, or a broken link (which says why it cannot be read); not a FIFO, socket or device, which a
+    folder's walk would wait on for ever (found by an independent crash hunt: a FIFO named p.xml)."""
+    return os.path.isfile(path) or not os.path.exists(path)
 
 
 def _excluded(path: str, globs, base: str) -> bool:
@@ -225,6 +232,10 @@ def load_arrays(items) -> Arrays:
     return arrays
 
 
+_DAMAGED = (OSError, ValueError, SyntaxError, EOFError, tokenize.TokenError, zipfile.BadZipFile)   # what np.load
+#   raises on a damaged file: a header cut short is a tokenize.TokenError (found by an independent crash hunt)
+
+
 def _load(path: str):
     """An array (.npy) or {name: array} (.npz), read without pickles; IRError in irpool's words otherwise."""
     try:
@@ -236,12 +247,13 @@ def _load(path: str):
         try:
             with np.load(path, allow_pickle=False) as npz:
                 return {k: npz[k] for k in npz.files}
-        except (OSError, ValueError, zipfile.BadZipFile) as e:
+        except _DAMAGED as e:
             raise IRError(f"cannot read input file {path}: a damaged .npz ({e})") from None
     if magic != b"\x93NUMPY":
         raise IRError(f"input file {path} is not a numpy .npy or .npz file")
     try:
         return np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as e:
-        reason = "it holds Python objects, which irpool does not load" if "pickle" in str(e) else str(e)
+    except _DAMAGED as e:
+        reason = "it holds Python objects, which irpool does not load" if "pickle" in str(e) else str(e) \
+            if isinstance(e, (OSError, ValueError)) else f"a damaged .npy header ({type(e).__name__}: {e})"
         raise IRError(f"cannot read input file {path}: {reason}") from None

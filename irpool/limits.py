@@ -1,2 +1,34 @@
-"""The size guard every reader shares: a larger input is refused before a byte of it is parsed (--max-bytes)."""
+"""The size guards every reader and run share: a larger input is refused before a byte of it is parsed
+(--max-bytes); an output larger than the memory this machine has free is refused before it is allocated (a pads_end
+of 2^31 - 1 on a 1x1 input asks for 2^62 elements: numpy's error, or the kernel's OOM killer, otherwise)."""
+import math
+
+from .errors import IRError
+
 MAX_BYTES = 1 << 30
+ASK_PAST = 1 << 28     # outputs and buffers of fewer bytes are not weighed against the memory free (no read of
+#                         /proc/meminfo in a net of a million small pools)
+
+
+def available_memory() -> int | None:
+    """The bytes this machine can give a process now (Linux's MemAvailable; None where it is not known)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def output_fits(shape, bytes_per_element: int, work: int = 0) -> None:
+    """IRError where an output of `shape` (`bytes_per_element` for all its outputs together), with `work` bytes of
+    buffers besides (a padded copy of the input), would not fit in the memory this machine has free."""
+    size = math.prod(int(d) for d in shape) * bytes_per_element + work
+    if size <= ASK_PAST:
+        return
+    free = available_memory()
+    if free is not None and size > free:
+        raise IRError(f"the output would be {list(shape)}: with its buffers {size / 2 ** 30:.3g} GiB, more than the"
+                      f" {free / 2 ** 30:.3g} GiB of memory this machine has free")

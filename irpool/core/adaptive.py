@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from ..errors import IRError
+from ..limits import output_fits
 
 TYPES = tuple(np.dtype(t) for t in ("float16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32",
                                      "uint32", "int64", "uint64"))
@@ -30,6 +31,7 @@ def adaptive_pool(x, out_sizes, reduction: str, *, indices: bool = False, index_
     x = np.asarray(x)
     out_sizes = tuple(int(o) for o in out_sizes)
     _check(x, out_sizes, reduction, indices)
+    _fits(x, out_sizes, indices, index_dtype)
     # a max compares in the input's type (float16 in float32); a sum runs in float32 (float64 for float64), and
     # an integer average is rounded half to even, as the plugin's pools do
     if reduction == "max":
@@ -51,6 +53,14 @@ def adaptive_pool(x, out_sizes, reduction: str, *, indices: bool = False, index_
     if not indices:
         return values
     return values, flat.astype(index_dtype).reshape(x.shape[:2] + out_sizes)
+
+
+def _fits(x, out_sizes, indices, index_dtype) -> None:
+    """Refused before a byte is allocated where the outputs and _taps' buffers (the sums and one tap in the compute
+    type, a bool mask, the int64 indices; each axis's bins, two int64 per output) would not fit in the memory free."""
+    shape, idx = x.shape[:2] + out_sizes, np.dtype(index_dtype).itemsize if indices else 0
+    work = math.prod(shape) * (2 * max(x.dtype.itemsize, 4) + 1 + (8 if indices else 0)) + 16 * sum(out_sizes)
+    output_fits(shape, x.dtype.itemsize + idx, work)
 
 
 def _check(x, out_sizes, reduction, indices) -> None:

@@ -27,7 +27,6 @@ of 3 and 4 is 4, of -1 and 0 is 0, of 254 and 255 is 254). It is exact while sum
 past that the plugin's own float32 summation order decides the last bits.
 """
 from __future__ import annotations
-from __future__ import annotations
 
 import math
 import os

@@ -24,7 +24,8 @@ from ..limits import MAX_BYTES
 from .read.document import PARSER_OPTIONS
 from .read.structure import line_of
 
-_TOKENS = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|<dim(?=[\s/>])[^>]*>", re.S)
+_TOKENS = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|<dim(?=[\s/>])(?:[^>\"']|\"[^\"]*\"|'[^']*')*>", re.S)
+#   (a <dim>'s start tag ends at the first > outside its quoted attribute values: x=">" is well-formed XML)
 _CLOSE = re.compile(rb"</dim\s*>")
 _ROUNDS = 64
 

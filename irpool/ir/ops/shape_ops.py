@@ -63,7 +63,11 @@ def range_type(layer: Layer, start, stop, step):
     that differ are refused: core/src/op/range.cpp, v0::Range::validate_and_infer_types). None: a type irpool
     does not know."""
     if version(layer) == 4:
-        return consts.NUMBERS.get((layer.data.get("output_type") or "").strip().lower())
+        name = (layer.data.get("output_type") or "").strip().lower()
+        if name == "boolean":           # (range.cpp:72: m_output_type.is_integral_number() || m_output_type.is_real())
+            raise Refused("output_type=boolean: Range-4 gives integral numbers or reals, and read_model refuses any"
+                          " other type", code="bad-attribute")
+        return consts.NUMBERS.get(name)
     types = {np.asarray(v).dtype for v in (start, stop, step)}
     if len(types) > 1:
         raise Refused(f"its start, stop and step are {', '.join(str(np.asarray(v).dtype) for v in (start, stop, step))}:"

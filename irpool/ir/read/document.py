@@ -112,7 +112,8 @@ class Document:
 
     def _parse_error(self, e) -> IRError:
         said = next((why for what, why in _PUGIXML_READS if what in e.msg), "")
-        return IRError(f"not well-formed XML: {e.msg}{said}", file=self.file, line=e.lineno)
+        msg = e.msg.replace("\n", "")          # (libxml2 ends some in a newline: "detecting EBCDIC\n, line 1")
+        return IRError(f"not well-formed XML: {msg}{said}", file=self.file, line=e.lineno)
 
     def _version(self, root) -> None:
         """The <net> version: OpenVINO 2022.1 and later read IR v10 and v11 only."""

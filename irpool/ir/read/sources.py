@@ -18,16 +18,25 @@ DTD_REFUSED = "refused: the document declares a DTD or entities, which IR never 
 _ROOT_TAG = re.compile(rb"<([A-Za-z_][-.\w:]*)")
 
 
+def is_xml_text(source) -> bool:
+    """Whether `source` is XML text, not a path: a str whose first character but blanks and a BOM is '<'."""
+    return isinstance(source, str) and source.lstrip("\ufeff \t\r\n").startswith("<")
+
+
 def open_source(source, max_bytes: int):
     """A seekable binary stream and a file name (None for strings and bytes) of a path, an XML string, bytes
     or a binary stream. A pipe, a terminal or standard input is copied aside as it is read (a spooled
     temporary file: memory stays flat), so the reader may look ahead and rewind."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         data, file = bytes(source), None
-    elif isinstance(source, str) and source.lstrip().startswith("<"):
+    elif is_xml_text(source):
         data, file = source.encode("utf-8"), None
     elif hasattr(source, "read"):
         file = getattr(source, "name", None)
+        if getattr(source, "closed", False) or isinstance(source, io.TextIOBase):
+            raise IRError("cannot read IR from a closed stream" if getattr(source, "closed", False) else
+                          "cannot read IR from a text stream: open the file in binary mode (\"rb\")",
+                          file=file if isinstance(file, str) else None)
         return _seekable(source, max_bytes, file if isinstance(file, str) else None), file
     elif isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
@@ -43,6 +52,10 @@ def open_source(source, max_bytes: int):
             return open(path, "rb"), path
         except OSError as e:
             raise IRError(f"cannot read it: {e.strerror or e}", file=path) from None
+        except IRError:
+            raise
+        except ValueError:                  # (a NUL in the path: open() refuses it)
+            raise IRError(f"not a file name: {path!r} holds a NUL character") from None
     else:
         raise IRError(f"cannot read IR from a {type(source).__name__}: give a path, an XML string, bytes or a"
                       " binary stream")

@@ -181,12 +181,14 @@ class _Inference:
         rule = self.rules.get(layer.type)
         if rule is None:
             raise Unknown(f"irpool's --shape does not know {layer.type} layers")
-        if rule == "pool":
-            return pool(layer, ins, self.file, self.ir_version)
         try:
-            outs = RULES[rule](layer, ins)
-        except (IndexError, AttributeError) as e:
-            raise Unknown(f"its inputs are not what a {layer.type} takes ({e})") from None
+            with np.errstate(all="ignore"):         # (a value out of range is the rule's to judge, not numpy's to print)
+                if rule == "pool":
+                    return pool(layer, ins, self.file, self.ir_version)
+                outs = RULES[rule](layer, ins)
+        except _ODD_INPUT as e:
+            raise Unknown(f"its inputs or attributes are not what a {layer.type} takes"
+                          f" ({type(e).__name__}: {e})") from None
         if any(v < 0 for t in outs for v in t.shape):
             raise Unknown(f"its output would be {[list(t.shape) for t in outs]}")
         return outs
@@ -228,6 +230,11 @@ def _lost(layer: Layer, ins: list, t: Tensor) -> Tensor:
     if all(i is not None and i.value is not None for i in ins):
         return replace(t, lost=f"{who(layer)} ({layer.type} layers' values are not carried)")
     return replace(t, lost=next((i.lost for i in ins if i is not None and i.value is None), None))
+
+
+_ODD_INPUT = (IndexError, AttributeError, KeyError, ArithmeticError, ValueError, TypeError)   # what a rule raises on
+#   inputs and attributes it was not written for (an attribute "x" where a number goes, a stride 0, a NaN scale, an
+#   empty Const reduced, boolean arithmetic): found by an independent crash hunt, each an internal error before
 
 
 class _Upstream(Exception):
