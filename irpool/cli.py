@@ -219,7 +219,8 @@ def main(argv=None) -> int:
     except (IRError, OSError, MemoryError) as e:
         if isinstance(e, BrokenPipeError):
             return _closed_pipe()
-        print(f"irpool: {e}", file=sys.stderr)
+        said = f"{crash.where(args)}: out of memory: {e}" if isinstance(e, MemoryError) else e
+        print(f"irpool: {said}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -21,7 +21,11 @@ def naming(args, items, results):
 def internal_error(args, e: BaseException) -> int:
     """Say `e` (a bug) on standard error with the file it happened on; the exit status."""
     from . import __version__
-    where = getattr(args, "at", None) or getattr(args, "file", None) or ", ".join(getattr(args, "files", None) or ())
-    print(f"irpool: internal error, please report (irpool {__version__}): {where}: {type(e).__name__}: {e}",
+    print(f"irpool: internal error, please report (irpool {__version__}): {where(args)}: {type(e).__name__}: {e}",
           file=sys.stderr)
     return INTERNAL
+
+
+def where(args) -> str:
+    """The file (or files) a command was at."""
+    return getattr(args, "at", None) or getattr(args, "file", None) or ", ".join(getattr(args, "files", None) or ())

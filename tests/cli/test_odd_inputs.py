@@ -144,3 +144,16 @@ def test_the_api_refuses_what_it_cannot_read_with_an_irerror(tmp_path):
             irpool.check(text)
     with_bom = "\ufeff" + (EXAMPLES / "seed_maxpool_valid.xml").read_text().lstrip("\ufeff")
     assert irpool.check(with_bom).findings == irpool.check(str(EXAMPLES / "seed_maxpool_valid.xml")).findings
+
+
+def test_out_of_memory_names_the_file(monkeypatch, capsys):
+    """numpy's MemoryError past the guard (an allocation the memory free allowed, then refused): exit 2 naming the
+    file, as every refusal does."""
+    from irpool import cli
+
+    def short_of_memory(args):
+        raise MemoryError("Unable to allocate 373. GiB")
+    monkeypatch.setitem(cli.COMMANDS, "check", short_of_memory)
+    path = str(EXAMPLES / "small_net.xml")
+    assert cli.main(["check", path]) == 2
+    assert capsys.readouterr().err == f"irpool: {path}: out of memory: Unable to allocate 373. GiB\n"
