@@ -11,18 +11,36 @@ from .limits import MAX_BYTES
 
 def kind(source) -> str:
     """"onnx" or "ir": a path by its name (.onnx), bytes and streams by their first bytes (XML starts
-    with '<'; a model file never does). A str that is not a path is XML text."""
+    with '<', or is in UTF-16, UTF-32 or EBCDIC; a model file never is). A str that is not a path is XML text."""
     from .onnx.model import looks_onnx
-    from .ir.read.sources import is_xml_text
+    from .ir.read.sources import is_xml_text, wide_encoding
     if isinstance(source, os.PathLike) or isinstance(source, str) and not is_xml_text(source):
         return "onnx" if looks_onnx(os.fspath(source)) else "ir"
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        return "onnx" if looks_onnx(None, bytes(source[:64])) else "ir"
-    peek = getattr(source, "peek", None)
-    if peek is not None and not getattr(source, "closed", False):     # (a closed one: open_source says so)
-        return "onnx" if looks_onnx(getattr(source, "name", None) if isinstance(getattr(source, "name", None), str)
-                                    else None, peek(64)[:64]) else "ir"
-    return "ir"
+    head, name = _head(source), getattr(source, "name", None)
+    if head is None or wide_encoding(head) is not None:
+        return "ir"
+    return "onnx" if looks_onnx(name if isinstance(name, str) else None, head) else "ir"
+
+
+def _head(source) -> bytes | None:
+    """The first 64 bytes of bytes or of a binary stream (which is left where it was); None where there are none to
+    read here (XML text, a closed or text stream, a released memoryview: open_source says what is wrong)."""
+    try:
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            return bytes(source[:64])
+        if getattr(source, "closed", False):
+            return None
+        if getattr(source, "peek", None) is not None:
+            head = source.peek(64)[:64]
+        elif hasattr(source, "seekable") and source.seekable():
+            at = source.tell()
+            head = source.read(64)
+            source.seek(at)
+        else:
+            return None
+    except (ValueError, OSError):
+        return None
+    return head if isinstance(head, bytes) else None
 
 
 IR_FIX_SHAPES = ("--fix writes the dims an IR file declares for its own inputs, and --shape checks it on others:"

@@ -232,8 +232,10 @@ def load_arrays(items) -> Arrays:
     return arrays
 
 
-_DAMAGED = (OSError, ValueError, SyntaxError, EOFError, tokenize.TokenError, zipfile.BadZipFile)   # what np.load
-#   raises on a damaged file: a header cut short is a tokenize.TokenError (found by an independent crash hunt)
+_DAMAGED = (OSError, ValueError, SyntaxError, EOFError, OverflowError, RuntimeError, NotImplementedError,
+            tokenize.TokenError, zipfile.BadZipFile)    # what np.load raises on a damaged file (found by two crash
+#   hunts): a header cut short (tokenize's TokenError), a shape past 2^64 (OverflowError), an .npz member flagged
+#   encrypted (zipfile's RuntimeError) or compressed in a way zipfile does not read (NotImplementedError)
 
 
 def _load(path: str):
@@ -255,5 +257,5 @@ def _load(path: str):
         return np.load(path, allow_pickle=False)
     except _DAMAGED as e:
         reason = "it holds Python objects, which irpool does not load" if "pickle" in str(e) else str(e) \
-            if isinstance(e, (OSError, ValueError)) else f"a damaged .npy header ({type(e).__name__}: {e})"
+            if isinstance(e, (OSError, ValueError)) else f"a damaged .npy ({type(e).__name__}: {e})"
         raise IRError(f"cannot read input file {path}: {reason}") from None

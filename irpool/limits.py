@@ -30,5 +30,6 @@ def output_fits(shape, bytes_per_element: int, work: int = 0) -> None:
         return
     free = available_memory()
     if free is not None and size > free:
-        raise IRError(f"the output would be {list(shape)}: with its buffers {size / 2 ** 30:.3g} GiB, more than the"
-                      f" {free / 2 ** 30:.3g} GiB of memory this machine has free")
+        raise IRError(f"the output {list(shape)} and the buffers that make it (a padded copy of the input) would take"
+                      f" {size / 2 ** 30:.3g} GiB, more than the {free / 2 ** 30:.3g} GiB of memory this machine has"
+                      " free")

@@ -71,7 +71,8 @@ def test_an_output_larger_than_memory_is_refused_before_it_is_allocated(tmp_path
     r = cli("run", xml, "-i", f"0={x}")
     _no_crash(r)
     assert r.returncode == 2
-    assert f"{xml}:1: layer id=1 name='p' type=MaxPool: the output would be [1, 1, 2147483648, 2147483648]" in r.stderr
+    assert f"{xml}:1: layer id=1 name='p' type=MaxPool: the output [1, 1, 2147483648, 2147483648] and the buffers" \
+        in r.stderr
     with pytest.raises(irpool.IRError, match="GiB of memory this machine has free"):
         irpool.run(str(xml), {"0": np.ones((1, 1, 1, 1), np.float32)})
 
@@ -157,3 +158,63 @@ def test_out_of_memory_names_the_file(monkeypatch, capsys):
     path = str(EXAMPLES / "small_net.xml")
     assert cli.main(["check", path]) == 2
     assert capsys.readouterr().err == f"irpool: {path}: out of memory: Unable to allocate 373. GiB\n"
+
+
+def test_npy_and_npz_damaged_past_numpy_s_checks_are_their_own_fault(tmp_path):
+    """A .npy whose shape is past 2^64 (OverflowError) and an .npz whose member says it is encrypted (zipfile's
+    RuntimeError): exit 2 naming the input file (a second crash hunt; exit 3 before)."""
+    import io
+    import zipfile
+    header = b"{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }"
+    header += b" " * (63 - (10 + len(header)) % 64) + b"\n"
+    big = tmp_path / "big.npy"
+    big.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header)
+    member = io.BytesIO()
+    np.save(member, np.ones((1, 1, 6, 6), np.float32))
+    enc = tmp_path / "enc.npz"
+    with zipfile.ZipFile(enc, "w") as z:
+        z.writestr("x.npy", member.getvalue())
+    data = bytearray(enc.read_bytes())
+    data[6] |= 1
+    data[data.find(b"PK\x01\x02") + 8] |= 1
+    enc.write_bytes(bytes(data))
+    xml = tmp_path / "p.xml"
+    xml.write_text(_bare_pool("0,0"))
+    for arg, path in ((f"0={big}", big), (str(enc), enc)):
+        r = cli("run", xml, "-i", arg)
+        _no_crash(r)
+        assert r.returncode == 2 and f"cannot read input file {path}" in r.stderr, r.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero here")
+def test_a_device_that_never_ends_is_read_up_to_max_bytes():
+    """/dev/zero seeks, and never ends: it was read for ever (a second crash hunt)."""
+    r = cli("check", "--max-bytes", "100000", "/dev/zero")
+    _no_crash(r)
+    assert r.returncode == 2 and "/dev/zero: the input is more than the 100000 bytes" in r.stderr, r.stderr
+
+
+@pytest.mark.onnx
+def test_the_api_tells_onnx_from_utf16_xml_in_any_source(tmp_path):
+    """An ONNX model in a BytesIO (no peek) was read as XML; a UTF-16 IR file given as bytes as ONNX."""
+    import io
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    graph = helper.make_graph([helper.make_node("GlobalAveragePool", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 1, 1])])
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+    path = tmp_path / "m.onnx"
+    path.write_bytes(data)
+    assert irpool.check(io.BytesIO(data)).findings == irpool.check(str(path)).findings
+    assert irpool.check(io.BytesIO(data)).pooling_layers == 1
+    xml = tmp_path / "u.xml"
+    text = (EXAMPLES / "small_net.xml").read_text()
+    xml.write_bytes(text.replace('<?xml version="1.0"?>', '<?xml version="1.0" encoding="UTF-16"?>').encode("utf-16"))
+    assert irpool.check(xml.read_bytes()).findings == irpool.check(str(xml)).findings
+    m = memoryview(b"<net/>")
+    m.release()
+    with pytest.raises(irpool.IRError, match="released"):
+        irpool.check(m)
+    with pytest.raises(irpool.IRError, match="lone surrogate"):
+        irpool.check('<net name="\udcff"/>')

@@ -28,9 +28,16 @@ def open_source(source, max_bytes: int):
     or a binary stream. A pipe, a terminal or standard input is copied aside as it is read (a spooled
     temporary file: memory stays flat), so the reader may look ahead and rewind."""
     if isinstance(source, (bytes, bytearray, memoryview)):
-        data, file = bytes(source), None
+        try:
+            data, file = bytes(source), None
+        except ValueError as e:                          # (a released memoryview)
+            raise IRError(f"cannot read IR from this {type(source).__name__}: {e}") from None
     elif is_xml_text(source):
-        data, file = source.encode("utf-8"), None
+        try:
+            data, file = source.encode("utf-8"), None
+        except UnicodeEncodeError as e:
+            raise IRError(f"the XML text holds {source[e.start]!r} at character {e.start}, which is not a"
+                          " character: a lone surrogate, no encoding writes it") from None
     elif hasattr(source, "read"):
         file = getattr(source, "name", None)
         if getattr(source, "closed", False) or isinstance(source, io.TextIOBase):
@@ -43,8 +50,8 @@ def open_source(source, max_bytes: int):
         try:
             if os.path.isdir(path):
                 raise IRError("is a folder, not an IR file", file=path)
-            if not os.path.isfile(path):                   # a FIFO, /dev/stdin, <(...): read as a stream
-                return _seekable(open(path, "rb"), max_bytes, path), path
+            if not os.path.isfile(path):                   # a FIFO, /dev/stdin, <(...), a device: read as a stream,
+                return _seekable(open(path, "rb"), max_bytes, path, copy=True), path     # up to max_bytes
             size = os.path.getsize(path)
             if size > max_bytes:
                 raise IRError(f"file is {size} bytes, more than the {max_bytes} irpool reads (--max-bytes)",
@@ -70,10 +77,11 @@ def opened_source(source, max_bytes: int = MAX_BYTES):
     return open_source(source, max_bytes)
 
 
-def _seekable(stream, max_bytes: int, file):
-    """`stream` itself when it can seek, else a spooled copy of it (refused past max_bytes)."""
+def _seekable(stream, max_bytes: int, file, copy=False):
+    """`stream` itself when it can seek, else (or where `copy`: a device such as /dev/zero seeks, and never ends) a
+    spooled copy of it, refused past max_bytes."""
     try:
-        if stream.seekable():
+        if not copy and stream.seekable():
             stream.seek(0, os.SEEK_CUR)
             return stream
     except (OSError, ValueError):
@@ -94,7 +102,7 @@ def check_prolog(stream, file) -> bytes | None:
     """Refuse empty input and any DTD or entity declaration before the root element, however many comments
     and processing instructions come first (they stream by, not kept); the root's tag (None if there is
     none, and lxml will judge)."""
-    wide = _wide_encoding(stream.read(4))
+    wide = wide_encoding(stream.read(4))
     stream.seek(0)
     try:
         return _scan_prolog(stream if wide is None else _Transcoded(stream, wide), file)
@@ -110,7 +118,9 @@ _WIDE = ((b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe\x00\x00", "utf-32-le"),
          (b"<\x00", "utf-16-le"), (b"\x4c\x6f\xa7\x94", "cp037"))
 
 
-def _wide_encoding(head: bytes) -> str | None:
+def wide_encoding(head: bytes) -> str | None:
+    """The encoding a document's first bytes say it is in, where it is not an ASCII-compatible one (UTF-16, UTF-32,
+    EBCDIC); None otherwise."""
     return next((enc for start, enc in _WIDE if head.startswith(start)), None)
 
 
