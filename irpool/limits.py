@@ -1,6 +1,8 @@
 """The size guards every reader and run share: a larger input is refused before a byte of it is parsed
 (--max-bytes); an output larger than the memory this machine has free is refused before it is allocated (a pads_end
 of 2^31 - 1 on a 1x1 input asks for 2^62 elements: numpy's error, or the kernel's OOM killer, otherwise)."""
+from __future__ import annotations
+
 import math
 
 from .errors import IRError
