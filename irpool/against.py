@@ -121,7 +121,7 @@ def _request(runtime, file, program, inputs, layer, bin, folder) -> dict:  # noq
         return {"model": _one_node(program, x, folder), "cut": None,
                 "inputs": _write_inputs(folder, {program.pool.node.input[0]: x})}
     from .ir.ops.consts import bin_path
-    if program.snippet is not None and (layer is None or _bare(file)):
+    if program.snippet is not None and layer is None:
         x = np.asarray(next(iter(inputs.values())))
         return {"model": _in_a_net(file, x, program.output_names, folder), "cut": None,
                 "inputs": _write_inputs(folder, {"0": x})}
@@ -132,8 +132,8 @@ def _request(runtime, file, program, inputs, layer, bin, folder) -> dict:  # noq
 
 
 def _bare(file: str) -> bool:
-    """Whether `file` is a bare <layer> (its root element; the file was read by irpool already): --layer on one names
-    the layer itself, which OpenVINO reads only in a net (_in_a_net), as without --layer."""
+    """Whether `file` is a bare <layer> (its root element; the file was read by irpool already), which OpenVINO reads
+    only in a net (_in_a_net)."""
     for _, el in etree.iterparse(file, events=("start",), resolve_entities=False, no_network=True):
         return el.tag == "layer"
     return False
@@ -203,6 +203,8 @@ def against(runtime: str, file: str, program, inputs: dict, ours: dict, *, layer
             cpu=None, out=None) -> int:
     """Run `runtime` on what irpool ran (`ours`: its outputs) and print the comparison: 0 equal bits, 1 not."""
     out = out or sys.stdout
+    if layer is not None and program_kind(file) == "ir" and _bare(file):
+        layer = None            # (--layer on a bare <layer> names the layer itself: run in a net, as without it)
     if layer is not None and getattr(program, "layout", "planar") != "planar":
         ours = _as_cut(program, inputs, ours, out)
     with tempfile.TemporaryDirectory(prefix="irpool-against-") as folder:
@@ -259,8 +261,7 @@ def _what_ran(program, file: str, layer) -> str:
     s = program.snippet
     if s is None:
         return ""
-    cut = layer is not None and not _bare(file)
-    return f"; the model cut at layer id={s.id} name={s.name!r} ({s.type})" if cut else \
+    return f"; the model cut at layer id={s.id} name={s.name!r} ({s.type})" if layer is not None else \
         f"; the bare layer id={s.id} name={s.name!r} ({s.type}) in a net"
 
 

@@ -256,6 +256,7 @@ def _load(path: str):
     try:
         return np.load(path, allow_pickle=False)
     except _DAMAGED as e:
-        reason = "it holds Python objects, which irpool does not load" if "pickle" in str(e) else str(e) \
-            if isinstance(e, (OSError, ValueError)) else f"a damaged .npy ({type(e).__name__}: {e})"
+        reason = str(e) if isinstance(e, (OSError, ValueError)) else f"a damaged .npy ({type(e).__name__}: {e})"
+        if "pickle" in str(e):
+            reason = "it holds Python objects, which irpool does not load"
         raise IRError(f"cannot read input file {path}: {reason}") from None

@@ -8,7 +8,7 @@ import math
 from .errors import IRError
 
 MAX_BYTES = 1 << 30
-ASK_PAST = 1 << 28     # outputs and buffers of fewer bytes are not weighed against the memory free (no read of
+_ASK_PAST = 1 << 28     # outputs and buffers of fewer bytes are not weighed against the memory free (no read of
 #                         /proc/meminfo in a net of a million small pools)
 
 
@@ -28,7 +28,7 @@ def output_fits(shape, bytes_per_element: int, work: int = 0) -> None:
     """IRError where an output of `shape` (`bytes_per_element` for all its outputs together), with `work` bytes of
     buffers besides (a padded copy of the input), would not fit in the memory this machine has free."""
     size = math.prod(int(d) for d in shape) * bytes_per_element + work
-    if size <= ASK_PAST:
+    if size <= _ASK_PAST:
         return
     free = available_memory()
     if free is not None and size > free:

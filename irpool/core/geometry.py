@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..limits import ASK_PAST, output_fits
+from ..limits import output_fits
 from .direct import edges as direct_edges, in_place as direct_in_place, offsets as direct_offsets, takes as direct_takes
 from .layout import axis_layout
 from .shape import AxisPlan, plan
@@ -64,20 +64,12 @@ def _along(vec: np.ndarray, i: int, n: int) -> np.ndarray:
     return vec.reshape(shape)
 
 
-def _fits(spec, shape, dtype, want_indices, plans) -> None:
+def _fits(out_shape, planes: int, plans, dtype, index_bytes: int) -> None:
     """Refused before a byte is allocated where the outputs and a padded copy of the input (the phase buffer's
     size, in a compute type of at least 4 bytes) would not fit in the memory free (limits.output_fits): a pads_end of
     2^31 - 1 on a 1x1 input asks for 2^62 outputs."""
-    out = padded = math.prod(shape) // max(1, math.prod(p.length for p in plans))     # (the planes)
-    for p in plans:
-        out *= p.out
-        padded *= p.length + max(p.pad_begin, 0) + max(p.pad_end, 0)
-    index = np.dtype(spec.index_dtype).itemsize if want_indices else 0
-    if out * (dtype.itemsize + index) + padded * max(dtype.itemsize, 4) > ASK_PAST:
-        out_shape = list(shape)
-        for a, p in zip(spec.spatial_axes(len(shape)), plans):
-            out_shape[a] = p.out
-        output_fits(out_shape, dtype.itemsize + index, padded * max(dtype.itemsize, 4))
+    padded = planes * math.prod(p.length + max(p.pad_begin, 0) + max(p.pad_end, 0) for p in plans)
+    output_fits(out_shape, dtype.itemsize + index_bytes, padded * max(dtype.itemsize, 4))
 
 
 class Geometry:
@@ -87,7 +79,6 @@ class Geometry:
     def __init__(self, spec: PoolSpec, shape: tuple[int, ...], dtype: np.dtype, want_indices: bool, t: Tuning):
         self.spec, self.want_indices, self.t = spec, want_indices, t
         self.plans = plans = plan(spec, shape)
-        _fits(spec, shape, dtype, want_indices, plans)
         n = spec.ndim
         last = spec.layout == "channels_last"
         self.planes, self.q = (shape[0], shape[-1]) if last else (shape[0] * shape[1], 1)
@@ -97,6 +88,8 @@ class Geometry:
         self.out_shape = list(shape)
         for a, p in zip(spec.spatial_axes(len(shape)), plans):
             self.out_shape[a] = p.out
+        _fits(self.out_shape, self.planes * self.q, plans, dtype,
+              np.dtype(spec.index_dtype).itemsize if want_indices else 0)
         self.axes = tuple(axis_layout(p) for p in plans)
         if spec.reduction == "max":
             self.ctype = np.dtype(np.float32) if dtype == np.float16 else dtype

@@ -39,9 +39,9 @@ def open_source(source, max_bytes: int):
             raise IRError(f"the XML text holds {source[e.start]!r} at character {e.start}, which is not a"
                           " character: a lone surrogate, no encoding writes it") from None
     elif hasattr(source, "read"):
-        file = getattr(source, "name", None)
-        if getattr(source, "closed", False) or isinstance(source, io.TextIOBase):
-            raise IRError("cannot read IR from a closed stream" if getattr(source, "closed", False) else
+        file, closed = getattr(source, "name", None), getattr(source, "closed", False)
+        if closed or isinstance(source, io.TextIOBase):
+            raise IRError("cannot read IR from a closed stream" if closed else
                           "cannot read IR from a text stream: open the file in binary mode (\"rb\")",
                           file=file if isinstance(file, str) else None)
         return _seekable(source, max_bytes, file if isinstance(file, str) else None), file
