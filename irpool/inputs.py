@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 import sys
 import tokenize
 import zipfile
@@ -33,16 +34,22 @@ def expand(args, exclude=(), base: str | None = None) -> list:
             for root, dirs, files in os.walk(arg):
                 dirs[:] = sorted(d for d in dirs if not _excluded(os.path.join(root, d), exclude, base))
                 found = (os.path.join(root, f) for f in sorted(files) if f.lower().endswith((".xml", ".onnx")))
-                items.extend((p, p, True) for p in found if _readable(p) and not _excluded(p, exclude, base))
+                items.extend((p, p, True) for p in found if not _excluded(p, exclude, base))
         else:
             items.append((arg, arg, False))
     return items
 
 
-def _readable(path: str) -> bool:
-    """A regular file, or a broken link (which says why it cannot be read); not a FIFO, socket or device, which a
-    folder's walk would wait on for ever (found by an independent crash hunt: a FIFO named p.xml)."""
-    return os.path.isfile(path) or not os.path.exists(path)
+def _not_a_file(item) -> FileResult | None:
+    """A FIFO, socket or device found in a folder, skipped unread: a folder's walk would wait on it for ever (found
+    by an independent crash hunt: a FIFO named p.xml). A regular file, or a broken link (which says why it cannot be
+    read), is read."""
+    name, source, found = item
+    if not found or os.path.isfile(source) or not os.path.exists(source):
+        return None
+    mode = os.stat(source).st_mode
+    what = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+    return FileResult(name, "skipped", f"{what}, not a regular file: a folder's walk does not read it")
 
 
 def _excluded(path: str, globs, base: str) -> bool:
@@ -59,6 +66,8 @@ def check_one(item, max_bytes: int, bin=None, shapes=None, cpu=None) -> FileResu
     is an .onnx model there when the onnx extra is missing. `cpu`: --cpu (irpool.cpu)."""
     from .frontend import check
     name, source, found = item
+    if (special := _not_a_file(item)) is not None:
+        return special
     try:
         report = _fitting(item, shapes, lambda shapes: check(sys.stdin.buffer if source == STDIN else source,
                                                              max_bytes=max_bytes, bin=bin, shapes=shapes,
@@ -106,6 +115,8 @@ def fix_one(item, max_bytes: int, bin=None, shapes=None, cpu=None) -> tuple:  # 
     the bytes fixed). Nothing is written here. A file that cannot be read gives (FileResult, None, None)."""
     from .frontend import fix
     name, source, _ = item
+    if (special := _not_a_file(item)) is not None:
+        return special, None, None
     try:
         data = _read_bytes(source, max_bytes)
         fixed, done, report = _fitting(item, shapes, lambda shapes: fix(
@@ -238,6 +249,19 @@ _DAMAGED = (OSError, ValueError, SyntaxError, EOFError, OverflowError, RuntimeEr
 #   encrypted (zipfile's RuntimeError) or compressed in a way zipfile does not read (NotImplementedError)
 
 
+def _arrays(npz) -> dict:
+    """The arrays of an .npz: its .npy members (numpy gives any other member as bytes: not an input, left out; a
+    .npy member that is not an array is damage)."""
+    arrays = {}
+    for k in npz.files:
+        value = npz[k]
+        if isinstance(value, np.ndarray):
+            arrays[k] = value
+        elif k + ".npy" in npz.zip.namelist():
+            raise ValueError(f"its member {k}.npy is not a numpy array")
+    return arrays
+
+
 def _load(path: str):
     """An array (.npy) or {name: array} (.npz), read without pickles; IRError in irpool's words otherwise."""
     try:
@@ -245,10 +269,18 @@ def _load(path: str):
             magic = f.read(6)
     except OSError as e:
         raise IRError(f"cannot read input file {path}: {e.strerror or e}") from None
+    try:
+        return _numpy_load(path, magic)
+    except MemoryError:
+        raise IRError(f"cannot read input file {path}: its arrays do not fit in this machine's memory") from None
+
+
+def _numpy_load(path: str, magic: bytes):
+    """_load's reading, of a file whose first bytes are `magic`."""
     if magic[:4] == b"PK\x03\x04":
         try:
             with np.load(path, allow_pickle=False) as npz:
-                return {k: npz[k] for k in npz.files}
+                return _arrays(npz)
         except _DAMAGED as e:
             raise IRError(f"cannot read input file {path}: a damaged .npz ({e})") from None
     if magic != b"\x93NUMPY":
@@ -257,6 +289,8 @@ def _load(path: str):
         return np.load(path, allow_pickle=False)
     except _DAMAGED as e:
         reason = str(e) if isinstance(e, (OSError, ValueError)) else f"a damaged .npy ({type(e).__name__}: {e})"
-        if "pickle" in str(e):
+        if "max_header_size" in str(e):
+            reason = "its header is longer than numpy reads safely (a damaged .npy, or not numpy's)"
+        elif "pickle" in str(e):
             reason = "it holds Python objects, which irpool does not load"
         raise IRError(f"cannot read input file {path}: {reason}") from None

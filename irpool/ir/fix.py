@@ -26,7 +26,8 @@ from .read.structure import line_of
 
 _TOKENS = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|<dim(?=[\s/>])(?:[^>\"']|\"[^\"]*\"|'[^']*')*>", re.S)
 #   (a <dim>'s start tag ends at the first > outside its quoted attribute values: x=">" is well-formed XML)
-_CLOSE = re.compile(rb"</dim\s*>")
+_CONTENT = re.compile(rb"(?P<close></dim\s*>)|<!--.*?-->|<\?.*?\?>|<!\[CDATA\[(?P<cdata>.*?)\]\]>|(?P<other><)|(?P<text>[^<]+)",
+                      re.S)    # (what a <dim> holds: its value's text and CDATA, comments and PIs, up to </dim>)
 _ROUNDS = 64
 
 
@@ -115,10 +116,11 @@ class _Edits:
         dims, said, line = port.findall("dim"), [], None
         for i, value in pairs:
             el = dims[i] if i < len(dims) else None
-            span = self.spans[self.place[el]] if el is not None else None
-            if span is None or (el.text or "").strip() == str(value):
+            runs = self.spans[self.place[el]] if el is not None else None
+            if runs is None or (el.text or "").strip() == str(value):
                 continue
-            self.changes[span] = str(value).encode()
+            for k, span in enumerate(runs):
+                self.changes[span] = str(value).encode() if k == 0 else b""
             said.append(f"{names[i] if i < len(names) else i} {(el.text or '').strip()} -> {value}")
             line = line or line_of(el)
         return ", ".join(said), line
@@ -132,22 +134,33 @@ class _Edits:
 
 
 def _dim_spans(data: bytes) -> list:
-    """For each <dim> element in document order, the byte span of its text without surrounding spaces;
-    None where it cannot be rewritten (an empty element, or markup inside it)."""
+    """For each <dim> element in document order, the byte spans of the value it is read as: each run of its text
+    and CDATA, without surrounding spaces (OpenVINO reads them as one, across a comment or a processing instruction
+    inside, which stay where they are: measured, tests/ir/test_fix_markup.py); None where it cannot be rewritten
+    (no text, or an element inside)."""
     spans = []
     for m in _TOKENS.finditer(data):
         tag = m.group(0)
-        if not tag.startswith(b"<dim"):
-            continue
-        close = _CLOSE.search(data, m.end())
-        if tag.endswith(b"/>") or close is None or b"<" in data[m.end():close.start()]:
-            spans.append(None)
-            continue
-        text = data[m.end():close.start()]
-        start = m.end() + len(text) - len(text.lstrip())
-        end = close.start() - (len(text) - len(text.rstrip()))
-        spans.append((start, end) if end > start else None)
+        if tag.startswith(b"<dim"):
+            spans.append(None if tag.endswith(b"/>") else _content(data, m.end()))
     return spans
+
+
+def _content(data: bytes, at: int):
+    """_dim_spans' spans of the content that starts at byte `at`, up to its </dim>."""
+    runs = []
+    for m in _CONTENT.finditer(data, at):
+        if m.start() != at or m.lastgroup == "other":
+            return None
+        if m.lastgroup == "close":
+            return tuple(runs) or None
+        if m.lastgroup in ("text", "cdata"):
+            start, end = m.span(m.lastgroup)
+            value = data[start:end]
+            if value.strip():
+                runs.append((start + len(value) - len(value.lstrip()), end - (len(value) - len(value.rstrip()))))
+        at = m.end()
+    return None
 
 
 def _port(layer, side: str, pid):

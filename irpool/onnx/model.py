@@ -11,6 +11,7 @@ from .. import given
 from ..errors import IRError
 from ..opdefs import load
 from ..report import node_label
+from ..streams import read_bytes
 from . import wire
 from .attributes import NHWC, OPS
 
@@ -47,8 +48,8 @@ class Source:
         if isinstance(source, (bytes, bytearray, memoryview)):
             self.data = memoryview(source)
         elif hasattr(source, "read"):
-            data = self.origin = source.read(max_bytes + 1)
             self.file = getattr(source, "name", None) if not hasattr(source, "buffer") else "<stdin>"
+            data = self.origin = read_bytes(source, max_bytes + 1, self.file)
             self.data = memoryview(data)
         else:
             self.file = self.origin = os.fspath(source)

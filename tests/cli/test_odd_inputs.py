@@ -131,7 +131,10 @@ def test_a_fifo_in_a_folder_is_not_waited_on(tmp_path):
     shutil.copy(EXAMPLES / "small_net.xml", tmp_path)
     r = cli("check", tmp_path)          # (cli's timeout: a hang fails)
     _no_crash(r)
-    assert r.returncode == 0 and "small_net.xml: ok" in r.stdout and "p.xml" not in r.stdout + r.stderr
+    assert r.returncode == 0 and "small_net.xml: ok" in r.stdout, r.stdout
+    assert "p.xml: skipped (a FIFO, not a regular file" in r.stdout and ", 1 skipped (" in r.stdout, r.stdout
+    r = cli("check", "--fix", tmp_path)
+    assert r.returncode == 0 and "p.xml: skipped (a FIFO" in r.stdout, r.stdout + r.stderr
 
 
 def test_the_api_refuses_what_it_cannot_read_with_an_irerror(tmp_path):

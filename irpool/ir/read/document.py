@@ -18,7 +18,7 @@ from ...errors import IRError
 from ...limits import MAX_BYTES
 from . import ids
 from .layer_edge import Layer, read_edge, read_layer
-from .sources import check_prolog, lines_over, no_dtd, open_source
+from .sources import check_prolog, lines_over, no_dtd, open_source, push_encoding
 from .structure import BIG_LINE, HOLDS, belongs, line_of, skeleton, validate
 
 
@@ -90,6 +90,7 @@ class Document:
         self._edit = edit
         self._stream, self.file = opened or open_source(source, max_bytes)
         try:
+            self._encoding = push_encoding(self._stream.read(4))
             root_tag = check_prolog(self._stream, self.file)
         except BaseException:
             self._close()
@@ -197,7 +198,7 @@ class Document:
     def batches(self):
         """Yield (holder, n): the first n children of a top-level <layers> or <edges> are complete.
         A bare <layer> comes as (None, the layer)."""
-        parser = etree.XMLPullParser(events=("start",), tag=("net", "layers", "edges"),
+        parser = etree.XMLPullParser(events=("start",), tag=("net", "layers", "edges"), encoding=self._encoding,
                                      remove_blank_text=not self.keep_blank, **PARSER_OPTIONS)
         holders, root, top = [], None, None
         try:

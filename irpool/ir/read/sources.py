@@ -10,6 +10,7 @@ import tempfile
 
 from ...errors import IRError
 from ...limits import MAX_BYTES
+from ...streams import read_bytes
 
 _PROLOG_PEEK = 1 << 16      # (a read of 1 MB costs its buffer: ~0.2 ms a file, measured)
 DTD_REFUSED = "refused: the document declares a DTD or entities, which IR never needs"
@@ -33,11 +34,7 @@ def open_source(source, max_bytes: int):
         except ValueError as e:                          # (a released memoryview)
             raise IRError(f"cannot read IR from this {type(source).__name__}: {e}") from None
     elif is_xml_text(source):
-        try:
-            data, file = source.encode("utf-8"), None
-        except UnicodeEncodeError as e:
-            raise IRError(f"the XML text holds {source[e.start]!r} at character {e.start}, which is not a"
-                          " character: a lone surrogate, no encoding writes it") from None
+        data, file = _encoded(source), None
     elif hasattr(source, "read"):
         file, closed = getattr(source, "name", None), getattr(source, "closed", False)
         if closed or isinstance(source, io.TextIOBase):
@@ -71,6 +68,25 @@ def open_source(source, max_bytes: int):
     return io.BytesIO(data), file
 
 
+_DECLARED = re.compile(r"\ufeff?\s*<\?xml\s[^>]*?encoding\s*=\s*[\"']([^\"']*)[\"']")
+
+
+def _encoded(text: str) -> bytes:
+    """XML text as the bytes a file of it holds: in the encoding its XML declaration names (UTF-8 if none), which
+    libxml2 then reads it as."""
+    m = _DECLARED.match(text)
+    encoding = m.group(1) if m else "utf-8"
+    try:
+        return text.encode(encoding)
+    except LookupError:
+        raise IRError(f"the XML text declares encoding={encoding!r}, which Python does not know: give the document"
+                      " as bytes, or without that declaration") from None
+    except UnicodeEncodeError as e:
+        what = ("which is not a character: a lone surrogate, no encoding writes it" if "surrogate" in e.reason else
+                f"which its declared encoding {encoding} cannot write")
+        raise IRError(f"the XML text holds {text[e.start]!r} at character {e.start}, {what}") from None
+
+
 def opened_source(source, max_bytes: int = MAX_BYTES):
     """(a seekable binary stream, its file name) of `source`, for a reader that reads it more than once
     (Document's `opened`); the caller closes the stream."""
@@ -78,24 +94,47 @@ def opened_source(source, max_bytes: int = MAX_BYTES):
 
 
 def _seekable(stream, max_bytes: int, file, copy=False):
-    """`stream` itself when it can seek, else (or where `copy`: a device such as /dev/zero seeks, and never ends) a
-    spooled copy of it, refused past max_bytes."""
+    """`stream` itself when it can seek (a caller's: borrowed, left open), else (or where `copy`: a device such as
+    /dev/zero seeks, and never ends) a spooled copy of it, refused past max_bytes; a stream irpool opened is closed
+    once copied, a caller's is not."""
     try:
         if not copy and stream.seekable():
             stream.seek(0, os.SEEK_CUR)
-            return stream
-    except (OSError, ValueError):
+            return _Borrowed(stream)
+    except (OSError, ValueError, AttributeError):
         pass
-    copy, total = tempfile.SpooledTemporaryFile(max_size=8 << 20), 0
-    with stream:
-        while block := stream.read(1 << 20):
-            total += len(block)
-            if total > max_bytes:
-                copy.close()
-                raise IRError(f"the input is more than the {max_bytes} bytes irpool reads (--max-bytes)", file=file)
-            copy.write(block)
-    copy.seek(0)
-    return copy
+    spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)
+    try:
+        _copy(stream, spool, max_bytes, file)
+    except BaseException:
+        spool.close()
+        raise
+    finally:
+        if copy:
+            stream.close()
+    spool.seek(0)
+    return spool
+
+
+def _copy(stream, spool, max_bytes: int, file) -> None:
+    """`stream` into `spool`, up to max_bytes."""
+    total = 0
+    while block := read_bytes(stream, 1 << 20, file):
+        total += len(block)
+        if total > max_bytes:
+            raise IRError(f"the input is more than the {max_bytes} bytes irpool reads (--max-bytes)", file=file)
+        spool.write(block)
+
+
+class _Borrowed:
+    """A caller's seekable stream, read as it is and left open: the caller gave it, the caller closes it."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.read, self.seek, self.tell = stream.read, stream.seek, stream.tell
+
+    def close(self) -> None:
+        pass
 
 
 def check_prolog(stream, file) -> bytes | None:
@@ -122,6 +161,13 @@ def wide_encoding(head: bytes) -> str | None:
     """The encoding a document's first bytes say it is in, where it is not an ASCII-compatible one (UTF-16, UTF-32,
     EBCDIC); None otherwise."""
     return next((enc for start, enc in _WIDE if head.startswith(start)), None)
+
+
+def push_encoding(head: bytes) -> str | None:
+    """The encoding to give libxml2's push parser for a document that starts with `head`: UTF-32's, where a byte
+    order mark says it (the push parser does not tell it by that mark and refuses the file, where read_model reads
+    it: measured, tests/ir/test_encodings.py); None otherwise (libxml2 tells)."""
+    return {b"\xff\xfe\x00\x00": "UTF-32LE", b"\x00\x00\xfe\xff": "UTF-32BE"}.get(head[:4])
 
 
 class _Transcoded:

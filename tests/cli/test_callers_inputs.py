@@ -1,0 +1,110 @@
+"""What a caller hands irpool, found wrong by the crash hunts of stops 59 and 60: a stream the caller gave is read and
+left open (the API closed it), a stream that fails or gives text is the input's fault (an OSError or an
+AttributeError passed through before), and -i files numpy reads oddly: a .npy header past numpy's safe size (said
+to hold "Python objects" before), an .npz with a member that is not .npy (given as an input of bytes before), an
+array too large for memory (named the model, not the input file, before)."""
+import io
+import pathlib
+import struct
+import zipfile
+
+import numpy as np
+import pytest
+
+import irpool
+from clitool import cli
+
+pytestmark = [pytest.mark.spec]
+
+SMALL = pathlib.Path(__file__).parent.parent.parent / "examples" / "small_net.xml"
+
+
+def _onnx_pool() -> bytes:
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    graph = helper.make_graph([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 2, 2])])
+    return onnx.helper.make_model(graph).SerializeToString()
+
+
+class _Failing(io.RawIOBase):
+    """A stream whose read fails as a disk or a network share may (EIO); `head`, what peek shows first."""
+
+    def __init__(self, head=b""):
+        self.head = head
+
+    def readable(self):
+        return True
+
+    def peek(self, n=1):
+        return self.head[:n]
+
+    def readinto(self, b):
+        raise OSError(5, "Input/output error")
+
+
+class _TextReader:
+    """An object with a read that gives str (no seekable(), no TextIOBase)."""
+
+    def read(self, n=-1):
+        return "<net/>"
+
+
+def test_a_callers_stream_is_read_and_left_open():
+    for data in (SMALL.read_bytes(), _onnx_pool()):
+        stream = io.BytesIO(data)
+        irpool.check(stream)
+        assert not stream.closed
+        stream.seek(0)
+        assert stream.read() == data
+
+
+@pytest.mark.parametrize("stream", [_Failing(), _TextReader()], ids=["eio", "text"])
+def test_a_stream_that_fails_or_gives_text_is_refused_as_the_inputs_fault(stream):
+    with pytest.raises(irpool.IRError, match="cannot read it: Input/output error|gives str, not bytes"):
+        irpool.check(stream)
+
+
+def test_an_onnx_stream_that_fails_is_refused_as_the_inputs_fault():
+    with pytest.raises(irpool.IRError, match="cannot read it: Input/output error"):
+        irpool.check(_Failing(_onnx_pool()[:64]))
+
+
+def _npy(path, header: str, payload: bytes = b"") -> None:
+    header += " " * (64 - (len(header) + 11) % 64) + "\n"
+    path.write_bytes(b"\x93NUMPY\x02\x00" + struct.pack("<I", len(header)) + header.encode() + payload)
+
+
+def test_a_npy_header_past_numpys_safe_size_says_so(tmp_path):
+    _npy(tmp_path / "x.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4, 16, 16), " + " " * 100_000 + "}")
+    with pytest.raises(ValueError, match="max_header_size"):         # (what numpy itself says of it)
+        np.load(tmp_path / "x.npy", allow_pickle=False)
+    r = cli("run", SMALL, "-i", f"image={tmp_path / 'x.npy'}", "-o", tmp_path / "o.npz")
+    assert r.returncode == 2 and "header is longer than numpy reads safely" in r.stderr, r.stderr
+    assert "Python objects" not in r.stderr and not (tmp_path / "o.npz").exists()
+
+
+def test_an_npz_member_that_is_not_npy_is_no_input(tmp_path):
+    x = np.random.default_rng(1).standard_normal((1, 4, 16, 16)).astype(np.float32)
+    with zipfile.ZipFile(tmp_path / "in.npz", "w") as z:
+        buf = io.BytesIO()
+        np.save(buf, x)
+        z.writestr("image.npy", buf.getvalue())
+        z.writestr("notes.txt", b"not an array")
+    with np.load(tmp_path / "in.npz") as npz:
+        assert isinstance(npz["notes.txt"], bytes)                   # (numpy gives it, as bytes)
+    r = cli("run", SMALL, "-i", tmp_path / "in.npz", "-o", tmp_path / "o.npz")
+    assert r.returncode == 0, r.stderr
+    with zipfile.ZipFile(tmp_path / "bad.npz", "w") as z:
+        z.writestr("image.npy", b"")
+    r = cli("run", SMALL, "-i", tmp_path / "bad.npz", "-o", tmp_path / "o2.npz")
+    assert r.returncode == 2 and "its member image.npy is not a numpy array" in r.stderr, r.stderr
+
+
+def test_an_input_too_large_for_memory_names_the_input_file(tmp_path):
+    huge = "(1, 4, 50000000, 50000000)"       # (40 PB: past any address space, however the kernel overcommits)
+    _npy(tmp_path / "huge.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': " + huge + ", }")
+    r = cli("run", SMALL, "-i", f"image={tmp_path / 'huge.npy'}", "-o", tmp_path / "o.npz")
+    assert r.returncode == 2, r.stderr
+    assert f"cannot read input file {tmp_path / 'huge.npy'}: its arrays do not fit" in r.stderr, r.stderr
