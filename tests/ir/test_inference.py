@@ -1,5 +1,6 @@
 """What OpenVINO reads and compiles but fails to run (irpool/ir/ops/inference.py): a MaxPool-8 or MaxPool-14 without
-dilations, or with an empty list, whose indices output feeds a Result. Each case's verdict is OpenVINO's own
+dilations, or with an empty list, or of an index_element_type its reference does not run, whose indices output feeds
+a Result. Each case's verdict is OpenVINO's own
 (read_model + compile_model + one inference, in a child process); check must warn (fails-at-inference) exactly
 where that inference fails, run must refuse it naming the layer and its line, and compute the same bits as the
 plugin where it runs."""
@@ -27,7 +28,7 @@ def net(version, nd, dilations, used, index_type) -> str:
     def port(i, ds, p="FP32"):
         return f'<port id="{i}" precision="{p}">' + "".join(f"<dim>{d}</dim>" for d in ds) + "</port>"
     attr = {"missing": "", "empty": ' dilations=""', "written": f' dilations="{",".join(["1"] * nd)}"'}[dilations]
-    two, ip = ",".join(["2"] * nd), index_type.upper()
+    two, ip = ",".join(["2"] * nd), _PRECISION.get(index_type, index_type.upper())
     zero = ",".join(["0"] * nd)
     result = f'<layer id="3" name="r2" type="Result" version="opset1"><input>{port(0, out, ip)}</input></layer>'
     return f'''<?xml version="1.0"?>
@@ -45,6 +46,8 @@ def net(version, nd, dilations, used, index_type) -> str:
 {'<edge from-layer="1" from-port="2" to-layer="3" to-port="0"/>' if used else ""}</edges></net>
 '''
 
+
+_PRECISION = {"f32": "FP32", "f16": "FP16", "boolean": "BOOL"}      # (the IR spelling of a type, where not upper())
 
 _CHILD = """
 import json, sys, numpy as np, openvino as ov
@@ -110,3 +113,36 @@ def test_the_seed_example_checks_ok_as_a_bare_layer_and_run_refuses_its_indices(
     with pytest.raises(irpool.IRError, match="MaxPool-8 without dilations whose indices output is used") as e:
         irpool.run(seed, np.zeros((1, 3, 32, 32), np.float32))
     assert (e.value.layer_name, e.value.line) == ("pool1", 2)
+
+
+INDEX_TYPES = ("i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f16", "f32", "boolean")
+
+
+def test_maxpool_of_an_index_type_the_reference_does_not_run_fails_at_inference_where_used(tmp_path):
+    """Each index_element_type, MaxPool-8 and -14 (dilations written), indices used or not: check warns exactly where
+    OpenVINO's inference fails (an audit found f32 and u8 said "ok"), and run refuses those and agrees elsewhere."""
+    cases = list(itertools.product((8, 14), INDEX_TYPES, (True, False)))
+    paths = []
+    for k, (version, index_type, used) in enumerate(cases):
+        path = tmp_path / f"t{k}.xml"
+        path.write_text(net(version, 2, "written", used, index_type))
+        np.save(tmp_path / f"t{k}.npy", np.random.default_rng(k).standard_normal((1, 3, 7, 7)).astype(np.float32))
+        paths.append(str(path))
+    r = subprocess.run([sys.executable, "-c", _CHILD, *paths], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    failing = 0
+    for case, path, answer in zip(cases, paths, json.loads(r.stdout)):
+        fails = "refused" in answer
+        failing += fails
+        report = irpool.check(path)
+        assert report.ok, (case, [str(f) for f in report.findings])
+        assert ("fails-at-inference" in [f.code for f in report.findings]) == fails, (case, answer)
+        x = np.load(path[:-4] + ".npy")
+        if fails:
+            with pytest.raises(irpool.IRError, match="every inference fails") as e:
+                irpool.run(path, x)
+            assert e.value.code == "fails-at-inference" and f"index_element_type {case[1]}" in e.value.reason
+            continue
+        for have, want, t in zip(irpool.run(path, x).values(), answer["outputs"], answer["types"]):
+            assert have.dtype == np.dtype(t) and np.array_equal(have, np.asarray(want, dtype=t)), case
+    assert failing == 10            # the measured extent: i8, u8, f16, f32 and boolean indices, used, in both versions

@@ -163,9 +163,9 @@ def test_windows_that_do_not_overlap_run_like_openvino_on_large_inputs(tmp_path)
 
 @pytest.mark.parametrize("index_type", ["i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f16", "f32"])
 def test_run_refuses_the_index_types_the_plugin_compiles_but_cannot_run(index_type, tmp_path):
-    """read_model and compile take MaxPool-8 with any index_element_type (check is clean); inference of a net
-    that reads the indices fails on some (the plugin's reference MaxPool), and run refuses exactly those,
-    equal to the plugin on the rest."""
+    """read_model and compile take MaxPool-8 with any index_element_type (check has no error); inference of a net
+    that reads the indices fails on some (the plugin's reference MaxPool): check warns and run refuses exactly
+    those, equal to the plugin on the rest."""
     from pathlib import Path
     small = (Path(__file__).parent.parent.parent / "examples" / "small_net.xml").read_text()
     path = tmp_path / "idx.xml"
@@ -173,16 +173,20 @@ def test_run_refuses_the_index_types_the_plugin_compiles_but_cannot_run(index_ty
     path.write_text(small.replace('index_element_type="i64"', f'index_element_type="{index_type}"')
                     .replace('<port id="2" precision="I64">', f'<port id="2" precision="{precision}">')
                     .replace('<port id="0" precision="I64">', f'<port id="0" precision="{precision}">'))
-    assert irpool.check(path).ok
+    report = irpool.check(path)
+    assert report.ok
+    warned = "fails-at-inference" in [f.code for f in report.findings]
     x = np.random.default_rng(3).random((1, 4, 16, 16)).astype(np.float32)
     core = ov.Core()
     compiled = core.compile_model(core.read_model(path), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     try:
         result = compiled([x])
     except RuntimeError:
-        with pytest.raises(irpool.IRError, match="fails running it"):
+        assert warned, [str(f) for f in report.findings]
+        with pytest.raises(irpool.IRError, match="every inference fails"):
             irpool.run(path, {"image": x})
         return
+    assert not warned, [str(f) for f in report.findings]
     want = [result[o] for o in compiled.outputs]
     got = list(irpool.run(path, {"image": x}).values())
     for g, w in zip(got, want):

@@ -175,7 +175,7 @@ def _reduce_mean(tmp_path, name, shape_attr, et, values):
 
 
 # (name, the Const's shape, element type, values, what irpool must say of it: None for nothing)
-_AXES = [("matrix", "1,2", "i64", [2, 3], "a shape input is a scalar or a 1-D Const"),
+_AXES = [("matrix", "1,2", "i64", [2, 3], "axes are a scalar or a 1-D Const; read_model refuses"),
          ("floats", "4", "f32", [2, 3, 1, 1], "a shape input holds integers"),
          ("vector", "2", "i64", [2, 3], None)]
 

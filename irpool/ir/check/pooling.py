@@ -14,6 +14,7 @@ from . import output_verdicts as outputs
 from .found import Found
 from ..read.element_types import element_type
 from ..ops.family import interpret_family, is_family, shape_input_name, validation_refusal
+from ..ops.inference import CODE, dynamic_bins_refusal
 from ..ops.pools import op_name
 from .parameters import input_precision
 from ..read.layer_edge import Layer
@@ -118,6 +119,8 @@ def _family(seat: Seat, layer: Layer, x_dims, in_type, found) -> Outcome:
     found += _said(layer, judge.attribute_findings(fl.op, fl.unknown, fl.lenient, layer.data_line))
     et = in_type or _input_type(layer, found)
     found += outputs.family_types(layer, fl, et, seat.pending, seat.held)
+    if (why := dynamic_bins_refusal(fl)) is not None:
+        found.append(Found(CODE, why, layer.data_line, layer))
     found += outputs.extra_outputs(layer, fl.op, fl.outputs, seat.doc.ir_version, seat.pending, seat.held)
     computed = fl.output_dims(x_dims)
     how = fl.arithmetic(x_dims)

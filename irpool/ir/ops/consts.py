@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...errors import IRError
+from ...opdefs import load
 from ..read import ids
 from ..read.ids import key
 from .pools import int_list
@@ -81,25 +82,25 @@ class Missing(Exception):
 
 
 def read(const: Const, bin_path: str | None, file: str | None, as_read_model: bool = False,
-         floats: bool = False) -> np.ndarray:
+         output_shape: bool = False) -> np.ndarray:
     """The Const's values as a 1-D int64 array. Missing when there is no weights file; IRError (code
     bad-weights, naming the Const, the .bin and the byte range) when the <data> or the file is inconsistent.
 
     u4 and i4 (PACKED) are unpacked as compile_model does; `as_read_model`: as read_model's shape inference
     reads them, element k the signed byte at offset + k, past the Const's size too (measured, 2026.4.1).
-    `floats`: a float type is read too (an adaptive pool's output_shape: _truncated)."""
+    `output_shape`: an adaptive pool's, where a float type is read too (_truncated) and a scalar refused (_where)."""
     d = const.data
     et, text = const.element_type, d.get("shape")
 
     def refused(why):
         return IRError(why, code="bad-weights", **const.where(file))
     if et in PACKED:
-        return _packed(const, bin_path, file, as_read_model, refused)
-    dtype = SHAPE_TYPES.get(et) or floats and FLOATS.get(et)
+        return _packed(const, bin_path, file, as_read_model, refused, output_shape)
+    dtype = SHAPE_TYPES.get(et) or output_shape and FLOATS.get(et)
     if not dtype:
         raise refused(f"element_type={d.get('element_type')!r}: a shape input holds integers"
-                      f" ({', '.join(SHAPE_TYPES)}{', or floats' if floats else ''})")
-    count, offset, size = _where(d, text, refused)
+                      f" ({', '.join(SHAPE_TYPES)}{', or floats' if output_shape else ''})")
+    count, offset, size = _where(d, text, refused, output_shape)
     itemsize = np.dtype(dtype).itemsize
     span = f"bytes [{offset}, {offset + size})"
     if count > MOST_VALUES:
@@ -238,20 +239,24 @@ def _dims(shape) -> list:
     return dims
 
 
-def _where(d, text, refused) -> tuple:
-    """(count, offset, size) of a 1-D Const's <data>, read as read_model reads them (_place)."""
+def _where(d, text, refused, output_shape=False) -> tuple:
+    """(count, offset, size) of a 1-D Const's <data>, read as read_model reads them (_place); a rank OpenVINO refuses
+    for the shape input refused (measured, 2026.4.1: schemas/openvino.json "shape_input_ranks")."""
     try:
         dims, offset, size = _place(d)
     except ValueError as e:
         raise refused(str(e)) from None
-    if len(dims) > 1:
-        raise refused(f"<data shape={text!r}>: a shape input is a scalar or a 1-D Const")
+    rule = load("openvino")["shape_input_ranks"]["output_shape" if output_shape else "axes"]
+    if len(dims) not in rule["ranks"]:
+        refusal = rule["refusals"][min(len(dims), 2)]
+        raise refused(f"<data shape={text!r}>: {rule['takes']}; {refusal['by']} refuses a shape of rank {len(dims)}"
+                      f" there (\"{refusal['message']}\", {refusal['source']})")
     return dims[0] if dims else 1, offset, size
 
 
-def _packed(const, bin_path, file, as_read_model, refused) -> np.ndarray:
+def _packed(const, bin_path, file, as_read_model, refused, output_shape=False) -> np.ndarray:
     et = const.element_type
-    count, offset, size = _where(const.data, const.data.get("shape"), refused)
+    count, offset, size = _where(const.data, const.data.get("shape"), refused, output_shape)
     span = f"bytes [{offset}, {offset + size})"
     if count > MOST_VALUES or offset < 0 or size < (count + 1) // 2:
         raise refused(f"{span} of the .bin: size {size} does not hold shape [{count}] of {et}")

@@ -58,9 +58,9 @@ class FamilyLayer:
             folded = f" (folded from {self.folded_from})" if self.folded_from else ""
             if self.family == "adaptive":
                 o = self.out_sizes[i]
-                if o < 0:
-                    lines.append(f"{name}: output_shape[{i}] = {o}{folded}, which OpenVINO reads as"
-                                 f" {'a dynamic dim' if o == -1 else 'a dim of 0'}")
+                if o <= 0:
+                    lines.append(f"{name}: output_shape[{i}] = {o}{folded}, " + ("no bins" if o == 0 else
+                                 f"which OpenVINO reads as {'a dynamic dim' if o == -1 else 'a dim of 0'}"))
                     continue
                 lines.append(f"{name}: output_shape[{i}] = {o}{folded}; {length} in {o} bins [floor(i*{length}/{o}),"
                              f" ceil((i+1)*{length}/{o}))")

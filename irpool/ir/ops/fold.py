@@ -40,7 +40,7 @@ def shape_input(what: str, src, ops: dict, feeds: dict, found_consts, bin_path, 
         raise UnknownInput(f"its {what} {are} fed by no edge: irpool cannot know the output")
     const = found_consts.get(src[0])
     try:
-        values = value(src, ops, feeds, found_consts, bin_path, file, floats=what == "output_shape")
+        values = value(src, ops, feeds, found_consts, bin_path, file, output_shape=what == "output_shape")
     except Unfoldable as e:
         full = f" (irpool keeps the first {MOST_KEPT} of a net's {', '.join(sorted(SHAPE_OPS))} layers)" \
             if len(ops) >= MOST_KEPT else ""
@@ -57,12 +57,12 @@ def shape_input(what: str, src, ops: dict, feeds: dict, found_consts, bin_path, 
     return values, const or ops[src[0]]
 
 
-def value(src: tuple, ops: dict, feeds: dict, found_consts, bin_path, file, floats=False) -> np.ndarray:
+def value(src: tuple, ops: dict, feeds: dict, found_consts, bin_path, file, output_shape=False) -> np.ndarray:
     """The int64 values (flat) of output `src` = (layer id, port id): a Const read from the weights
     file, or a shape op of `ops` (layer id -> Layer) evaluated from its inputs, found through `feeds`
     ((layer id, input port id) -> (layer id, output port id)). Unfoldable, or consts.Missing when a Const's
     weights file is not there; IRError (bad-weights) from consts.read; _Refusal where OpenVINO refuses an op.
-    `floats`: a float Const feeding the output itself is read (consts.read). `found_consts`: the Consts by layer id,
+    `output_shape`: an adaptive pool's, whose Const feeding the output itself is read so (consts.read). `found_consts`: the Consts by layer id,
     anything with .get (a dict, or check's Kept, which makes a Const it keeps by reference on demand)."""
     steps = [0]
 
@@ -78,7 +78,7 @@ def value(src: tuple, ops: dict, feeds: dict, found_consts, bin_path, file, floa
             if steps[0] > 1 and (et not in consts.SHAPE_TYPES or "," in shape):
                 raise Unfoldable(f"Const id={lid} name={const.name!r} holds {et or '?'} of shape [{shape}]:"
                                  " irpool folds integer scalars and 1-D Consts")
-            v = consts.read(const, bin_path, file, floats=floats and steps[0] == 1)
+            v = consts.read(const, bin_path, file, output_shape=output_shape and steps[0] == 1)
             v = v.astype(consts.SHAPE_TYPES[et]) if steps[0] > 1 else v      # (its type: Range-1 compares them)
             return v.reshape(()) if not shape.strip() else v
         layer = ops.get(lid)

@@ -12,7 +12,7 @@ from ...core.reduce_order import global_reduce
 from ...errors import IRError
 from ...opdefs import load as load_defs
 from ..ops import fold, negpads
-from ..ops.inference import indices_refusal
+from ..ops.inference import dynamic_bins_refusal, indices_refusal
 from ..read.dims import compatible, parse_shape, shape_text
 from ..read.element_types import element_type, of_dtype
 from ..ops.family import interpret_family, shape_input_name
@@ -34,7 +34,6 @@ def checked_before(prepared: dict, key, check):
     return seen[key]
 
 
-_RUN_INDEX_TYPES = ("i16", "u16", "i32", "u32", "i64", "u64")   # the MaxPool indices the CPU plugin runs
 
 
 def execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True, key=None,
@@ -59,11 +58,6 @@ def execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True
         return negpads.run(lambda *a, **k: pool(*a, threads=threads, **k), xc, pl, spec, crop, indices)
     try:
         if pl.outputs == 2 and indices:
-            if pl.index_type not in _RUN_INDEX_TYPES:
-                raise IRError(f"{pl.op} with index_element_type {pl.index_type}: OpenVINO's CPU plugin compiles it,"
-                              " and fails running it when its indices output is used (\"Reference node ..."
-                              " evaluation failed\"; it runs i16, u16, i32, u32, i64 and u64 indices; measured,"
-                              " 2026.4.1)", code="bad-precision")
             why = indices_refusal(pl)
             if why is not None:                         # (the plugin fails running it: inference.py)
                 raise IRError(why, code="fails-at-inference")
@@ -166,6 +160,8 @@ def execute_family(layer: Layer, file, x, shape_input: tuple, threads, layout: s
         raise IRError(f"{layer.type} over axes {[int(v) for v in values]} of an input of rank {x.ndim} is not a"
                       " pooling: irpool runs reductions over exactly the spatial axes 2..rank-1", code="unsupported",
                       **layer.where(file))
+    if (why := dynamic_bins_refusal(fl)) is not None:      # (the plugin fails running it: inference.py)
+        raise IRError(why, code="fails-at-inference", **layer.where(file, layer.data_line))
     et = of_dtype(x.dtype)
     runs = load_defs("openvino")["ops"][fl.op]["run_types"]
     if et is None or et.name not in runs:
@@ -174,11 +170,11 @@ def execute_family(layer: Layer, file, x, shape_input: tuple, threads, layout: s
     xc = et.to_compute(x)                   # in the type the plugin computes it in (as for MaxPool, measured)
     try:
         if fl.family == "adaptive":
+            bins = [max(o, 0) for o in fl.out_sizes]      # (below -1: a dim of 0, as OpenVINO reads it: family.py)
             if fl.outputs == 2:
-                y, i = adaptive_pool(xc, fl.out_sizes, "max", indices=True,
-                                     index_dtype=element_type(fl.index_type).dtype())
+                y, i = adaptive_pool(xc, bins, "max", indices=True, index_dtype=element_type(fl.index_type).dtype())
                 return [et.from_compute(y), i]
-            return [et.from_compute(adaptive_pool(xc, fl.out_sizes, fl.reduction))]
+            return [et.from_compute(adaptive_pool(xc, bins, fl.reduction))]
         y = _global_pool(fl.reduction, et, x, xc, threads, layout)
         return [y if fl.keep_dims else y.reshape(x.shape[:2])]
     except IRError as e:
