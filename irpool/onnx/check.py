@@ -20,8 +20,9 @@ from .folding import fold
 from .graphs import refusals
 from .model import PoolNode, Value, label, pool_nodes, read_stripped, shape_text
 from .runtimes import empty_windows, value_differences
-from .attributes import NHWC, node_attrs, op_version, pads_refusal, to_spec
+from .attributes import NHWC, node_attrs, pads_refusal, to_spec
 from .ort_geometry import fit
+from .kernels import axes_refusal, op_refusal
 
 MOST_NAMED = 8          # a value-divergence names this many nodes of a kind, then counts the rest
 _NUMPY_NAMES = {"FLOAT": "float32", "DOUBLE": "float64", "FLOAT16": "float16", "BFLOAT16": "bfloat16"}
@@ -223,7 +224,7 @@ def judge(n: PoolNode) -> NodeJudged:
     op_type = n.node.op_type
     if n.axes is not None:
         return _reduction(j)
-    j.error = _op_refusal(j)
+    j.error, j.op = op_refusal(n)
     if j.error:
         return j
     op_def = load("onnx")["ops"][j.op]
@@ -241,6 +242,9 @@ def judge(n: PoolNode) -> NodeJudged:
         return j
     dims = j.x_shape = tuple(d if isinstance(d, int) else None for d in x.shape)
     j.x_type = type_name(x.elem_type) if x.elem_type else None
+    j.error = axes_refusal(j.op, j.node, len(dims))
+    if j.error:
+        return j
     try:
         attrs = node_attrs(n.node)
         if op_type.startswith("Global"):
@@ -271,26 +275,6 @@ def _global(j: NodeJudged, dims) -> NodeJudged:
     last = j.node.domain == NHWC
     j.out = (dims[0],) + (1,) * (len(dims) - 2) + (dims[-1],) if last else dims[:2] + (1,) * (len(dims) - 2)
     return j
-
-
-def _op_refusal(j: NodeJudged) -> tuple | None:
-    """(code, why) where onnxruntime has no kernel to run the node, whatever its input; else None, j.op set."""
-    n, op_type = j.node, j.node.node.op_type
-    if n.opset is None:
-        return ("unknown-opset", f"the model imports no opset of domain {n.domain or 'ai.onnx'!r}, so"
-                f" onnxruntime has no {op_type} to run")
-    try:
-        j.op = op_version(op_type, n.opset, n.domain)
-    except IRError as e:
-        return ("unknown-opset", e.reason)
-    op_def = load("onnx")["ops"][j.op]
-    if len(n.node.output) > op_def["outputs"]:
-        return ("bad-graph", f"{j.op} has {op_def['outputs']} output(s), the node lists {len(n.node.output)}:"
-                " onnxruntime refuses the model (the node does not match its schema)")
-    if j.op in load("onnx")["runtimes"]["onnxruntime_no_kernel"]["versions"]:
-        return ("unknown-opset", f"onnxruntime has no kernel for {j.op} (\"NOT_IMPLEMENTED : Could not find an"
-                f" implementation for {op_type}({j.op.rsplit('-', 1)[1]}) node\"): import another opset")
-    return None
 
 
 def _reduction(j: NodeJudged) -> NodeJudged:

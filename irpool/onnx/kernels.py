@@ -1,0 +1,43 @@
+"""Whether onnxruntime's CPU provider has a kernel to run a pooling node, whatever its input: the op version its
+domain and opset import name, a domain it writes only itself, a version it registers no kernel for, more spatial
+axes than its kernels take (schemas/onnx.json "runtimes", each measured)."""
+from __future__ import annotations
+
+from ..errors import IRError
+from ..opdefs import load
+from .attributes import op_version
+
+
+def op_refusal(n) -> tuple:
+    """((code, why) where onnxruntime has no kernel to run PoolNode `n`, else None; the op version, where known)."""
+    op_type, runtimes = n.node.op_type, load("onnx")["runtimes"]
+    if n.domain in runtimes["onnxruntime_internal_domains"]["domains"]:
+        return ("unknown-opset", f"{n.domain} is onnxruntime's internal layout domain: OpenVINO does not read it (\"No"
+                f" conversion rule found\"), and onnxruntime's CPU provider has no kernel for {op_type} there on x86, at"
+                " any version or type (\"NOT_IMPLEMENTED\"; an ARM build runs float16); write the ai.onnx op"
+                " (irpool.onnx.run computes this one)"), None
+    if n.opset is None:
+        return ("unknown-opset", f"the model imports no opset of domain {n.domain or 'ai.onnx'!r}, so"
+                f" onnxruntime has no {op_type} to run"), None
+    try:
+        op = op_version(op_type, n.opset, n.domain)
+    except IRError as e:
+        return ("unknown-opset", e.reason), None
+    op_def = load("onnx")["ops"][op]
+    if len(n.node.output) > op_def["outputs"]:
+        return ("bad-graph", f"{op} has {op_def['outputs']} output(s), the node lists {len(n.node.output)}:"
+                " onnxruntime refuses the model (the node does not match its schema)"), op
+    if op in runtimes["onnxruntime_no_kernel"]["versions"]:
+        return ("unknown-opset", f"onnxruntime has no kernel for {op} (\"NOT_IMPLEMENTED : Could not find an"
+                f" implementation for {op_type}({op.rsplit('-', 1)[1]}) node\"): import another opset"), op
+    return None, op
+
+
+def axes_refusal(op: str, n, rank: int) -> tuple | None:
+    """(bad-rank, why) for a node of more spatial axes than onnxruntime's kernels run; else None."""
+    rule = load("onnx")["runtimes"]["onnxruntime_most_spatial_axes"]
+    if rank - 2 <= rule["axes"]:
+        return None
+    ov = "OpenVINO runs it" if n.node.op_type.startswith("Global") else "OpenVINO refuses it too (ranks 3 to 5)"
+    return ("bad-rank", f"{op}: X has {rank - 2} spatial axes; onnxruntime's kernel runs at most {rule['axes']}: a"
+            f" session loads the model and every run fails (\"{rule['message']}\"); {ov}")

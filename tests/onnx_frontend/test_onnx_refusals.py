@@ -1,0 +1,66 @@
+"""Pooling nodes onnxruntime cannot run whatever their input, where an audit (stop 60) found `check` said "ok": a node
+of the com.ms.internal.nhwc domain written in a model (the CPU provider has no kernel for any), and a node of more
+than three spatial axes (a session loads it, every run fails). Each verdict is onnxruntime's own on this machine, and
+OpenVINO's as the message says it (schemas/onnx.json "onnxruntime_internal_domains", "onnxruntime_most_spatial_axes")."""
+import itertools
+
+import numpy as np
+import pytest
+
+import irpool
+
+pytestmark = [pytest.mark.onnx, pytest.mark.onnxruntime]
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+from onnx import TensorProto, helper  # noqa: E402
+
+OPS = ("MaxPool", "AveragePool", "LpPool", "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool")
+TYPES = {TensorProto.FLOAT: np.float32, TensorProto.UINT8: np.uint8}
+
+
+def _model(op, dims, elem=TensorProto.FLOAT, domain="", version=18) -> bytes:
+    attrs = {} if op.startswith("Global") else {"kernel_shape": [2] * (len(dims) - 2)}
+    node = helper.make_node(op, ["x"], ["y"], name="pool", domain=domain, **attrs)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", elem, dims)],
+                              [helper.make_tensor_value_info("y", elem, None)])
+    imports = [helper.make_opsetid("", 18)] + ([helper.make_opsetid(domain, version)] if domain else [])
+    return helper.make_model(graph, opset_imports=imports).SerializeToString()
+
+
+def _onnxruntime_runs(model: bytes, dims, dtype) -> bool:
+    try:
+        session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+        session.run(None, {"x": np.ones(dims, dtype)})
+        return True
+    except Exception:
+        return False
+
+
+@pytest.mark.parametrize("op, version, elem", list(itertools.product(OPS, (1, 11, 12, 19, 22), TYPES)))
+def test_an_nhwc_node_in_a_model_is_refused_as_onnxruntime_refuses_it(op, version, elem):
+    dims = [1, 6, 6, 2]
+    model = _model(op, dims, elem, "com.ms.internal.nhwc", version)
+    assert not _onnxruntime_runs(model, dims, TYPES[elem])
+    report = irpool.check(model)
+    assert not report.ok and [f.code for f in report.findings] == ["unknown-opset"], [str(f) for f in report.findings]
+    assert "internal layout domain" in report.findings[0].message
+
+
+@pytest.mark.parametrize("op, rank", list(itertools.product(OPS, (6, 7))))
+def test_more_than_three_spatial_axes_is_refused_as_onnxruntime_fails_every_run(op, rank):
+    dims = [1, 1] + [4] * (rank - 2)
+    model = _model(op, dims)
+    assert not _onnxruntime_runs(model, dims, np.float32)
+    assert _onnxruntime_runs(_model(op, [1, 1, 4, 4, 4]), [1, 1, 4, 4, 4], np.float32)     # (three run)
+    report = irpool.check(model)
+    assert [f.code for f in report.findings] == ["bad-rank"], [str(f) for f in report.findings]
+    said = report.findings[0].message
+    assert f"X has {rank - 2} spatial axes" in said
+    ov = pytest.importorskip("openvino")
+    core = ov.Core()
+    try:
+        core.compile_model(core.read_model(model, b""), "CPU")
+        openvino = "OpenVINO runs it"
+    except RuntimeError:
+        openvino = "OpenVINO refuses it too"
+    assert openvino in said, said
