@@ -155,7 +155,7 @@ def differences(j) -> list:
 
 def value_differences(j) -> list:
     """value-divergence: [(kind, message in full)] where OpenVINO computes other values than onnxruntime on this
-    node's shape (NaN, a mean's divisor); `kind` keys schemas/onnx.json "value_divergence" (the short form)."""
+    node's shape (NaN, a mean's divisor, an LpPool's last window); `kind` keys schemas/onnx.json "value_divergence" (the short form)."""
     if j.out is not None and j.node.node.op_type == "GlobalMaxPool" and _nan_rules(j):
         return [("global_max_nan", f"NaN: {_rules()['openvino_global_max_nan']}")]
     if j.base is None or j.out is None or j.node.node.op_type.startswith("Global") or not j.plans:
@@ -233,6 +233,17 @@ def _divisors(j, p, last: int, end: int) -> str:
             f" OpenVINO by the whole kernel's {whole} taps: its mean there is smaller")
 
 
+def _lp_taps(j, p) -> str:
+    """An LpPool's last window on axis `p` that runs past the input's end, no pads (schemas/onnx.json
+    "openvino_lp_pool"): the taps inside and the kernel's, in explain's cells."""
+    last = (p.out - 1) * p.stride
+    inside = sum(1 for t in range(p.kernel) if last + t * p.dilation < p.length)
+    return (f"{p.name}: the last window, input cells {last}..{last + p.dilated_kernel - 1}, runs past the input's last"
+            f" cell {p.length - 1} and holds {inside} of its {p.kernel} taps: OpenVINO scales its sum by"
+            f" {p.kernel}/{inside} before the root (a mean of |x|^{j.spec.p:g} times the kernel's taps), onnxruntime"
+            " does not: OpenVINO's value there is larger")
+
+
 def _value_differences(j) -> list:
     rules, spec, n = _rules(), j.spec, j.node
     found = []
@@ -244,6 +255,9 @@ def _value_differences(j) -> list:
             end = last + p.dilated_kernel
             if end > p.length + p.pad_end:
                 found.append(("mean", _divisors(j, p, last, end)))
+    if spec.reduction == "lp" and not any(p.pad_begin or p.pad_end for p in j.plans):
+        found += [("lp_sum", _lp_taps(j, p)) for p in j.plans if p.out is not None and p.length is not None
+                  and (p.out - 1) * p.stride + p.dilated_kernel > p.length]
     if spec.reduction == "max" and _nan_rules(j) and ort_max_start(spec, j.x_type, len(n.node.output)) == "first":
         found.append(("nan_first", f"NaN: {rules['openvino_nan_first']}"))
     return found

@@ -64,3 +64,33 @@ def test_more_than_three_spatial_axes_is_refused_as_onnxruntime_fails_every_run(
     except RuntimeError:
         openvino = "OpenVINO refuses it too"
     assert openvino in said, said
+
+
+def _lp(length, kernel, stride, pads) -> bytes:
+    node = helper.make_node("LpPool", ["x"], ["y"], name="pool", kernel_shape=[kernel], strides=[stride], pads=pads,
+                            p=1, ceil_mode=1)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, length])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+
+
+def test_lp_pool_values_openvino_gives_otherwise_are_said():
+    """Every 1-D LpPool-18 (p=1, ceil_mode) of lengths 3 to 8, kernels 2 and 3, strides 1 to 3, pads 0 or 1 each end
+    that both runtimes run on one shape: check's value-divergence (lp_sum) names the node exactly where OpenVINO's
+    values differ from onnxruntime's (an audit found it "ok" where they differ)."""
+    ov = pytest.importorskip("openvino")
+    core, compared, differing = ov.Core(), 0, 0
+    for length, kernel, stride, pb, pe in itertools.product(range(3, 9), (2, 3), (1, 2, 3), (0, 1), (0, 1)):
+        if pb >= kernel or pe >= kernel:
+            continue
+        model, x = _lp(length, kernel, stride, [pb, pe]), np.arange(1, length + 1, dtype=np.float32)[None, None]
+        want = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+        got = core.compile_model(core.read_model(model, b""), "CPU")([x])[0]
+        if got.shape != want.shape:
+            continue
+        compared += 1
+        differs = not np.allclose(got, want, rtol=1e-5)
+        differing += differs
+        said = [f for f in irpool.check(model).findings if f.code == "value-divergence"]
+        assert bool(said) == differs, (length, kernel, stride, pb, pe, want, got, [str(f) for f in said])
+    assert compared > 100 and differing > 5, (compared, differing)
