@@ -180,9 +180,7 @@ def _shape_differences(j) -> list:
     if isinstance(ov, str):
         said.append(f"OpenVINO's ONNX frontend {ov}")
     elif ov_differs:
-        extra = " (its extra cells hold the lowest value of the type: empty-window)" if op_type == "MaxPool" and \
-            any(ov[a] > kernel[a] for a in ov_differs) else ""
-        said.append(f"OpenVINO's ONNX frontend {shape_text(ov)}{extra}")
+        said.append(f"OpenVINO's ONNX frontend {shape_text(ov)}{_extra_cells(j, ov, kernel, ov_differs)}")
     text = "; ".join(said) + "."
     if onnx_differs:
         latest = max((k for k in rules["shape_inference_ceil_mode"] if k.startswith(op_type + "-")),
@@ -200,6 +198,32 @@ def _shape_differences(j) -> list:
                     if why else "")]
 
 
+
+
+def openvino_same_pads(j) -> list | None:
+    """OpenVINO's (pad_begin, pad_end) per spatial axis of a SAME_UPPER or SAME_LOWER node: by the dilated kernel
+    (schemas/onnx.json "openvino_same_pads"), where onnxruntime pads by the undilated one; None for other auto_pads."""
+    auto = node_attrs(j.node.node).get("auto_pad", "NOTSET")
+    if auto not in ("SAME_UPPER", "SAME_LOWER") or j.plans is None:
+        return None
+    pads = []
+    for p in j.plans:
+        total = max(0, (-(-p.length // p.stride) - 1) * p.stride + p.dilated_kernel - p.length)
+        pads.append((total // 2, total - total // 2) if auto == "SAME_UPPER" else (total - total // 2, total // 2))
+    return pads
+
+
+def _extra_cells(j, ov, kernel, differs) -> str:
+    """What OpenVINO's extra output cells of a MaxPool hold: the type's lowest value where their windows hold no input
+    cell (past the end padding: empty-window), else other maxima (SAME pads by the dilated kernel)."""
+    if j.node.node.op_type != "MaxPool" or not any(ov[a] > kernel[a] for a in differs):
+        return ""
+    pads = openvino_same_pads(j)
+    if pads is None:
+        return " (its extra cells hold the lowest value of the type: empty-window)"
+    moved = ": its windows start at other cells" if any(p.pad_begin != q[0] for p, q in zip(j.plans, pads)) else ""
+    return (f" (it pads SAME by the dilated kernel, {', '.join(f'{b},{e}' for b, e in pads)}, where onnxruntime pads"
+            f" by the undilated one, {', '.join(f'{p.pad_begin},{p.pad_end}' for p in j.plans)}{moved})")
 
 
 def ceil_only(j) -> bool:
@@ -255,6 +279,13 @@ def _value_differences(j) -> list:
             end = last + p.dilated_kernel
             if end > p.length + p.pad_end:
                 found.append(("mean", _divisors(j, p, last, end)))
+    ov_pads = openvino_same_pads(j)
+    if ov_pads is not None and any(p.pad_begin != q[0] for p, q in zip(j.plans, ov_pads)) and \
+            not _shape_differences(j):
+        found.append(("same_pads", f"SAME pads: OpenVINO pads by the dilated kernel, "
+                      f"{', '.join(f'{b},{e}' for b, e in ov_pads)}, onnxruntime by the undilated one, "
+                      f"{', '.join(f'{p.pad_begin},{p.pad_end}' for p in j.plans)}: the same number of windows,"
+                      " starting at other cells"))
     if spec.reduction == "lp" and not any(p.pad_begin or p.pad_end for p in j.plans):
         found += [("lp_sum", _lp_taps(j, p)) for p in j.plans if p.out is not None and p.length is not None
                   and (p.out - 1) * p.stride + p.dilated_kernel > p.length]

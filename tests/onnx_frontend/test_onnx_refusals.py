@@ -94,3 +94,53 @@ def test_lp_pool_values_openvino_gives_otherwise_are_said():
         said = [f for f in irpool.check(model).findings if f.code == "value-divergence"]
         assert bool(said) == differs, (length, kernel, stride, pb, pe, want, got, [str(f) for f in said])
     assert compared > 100 and differing > 5, (compared, differing)
+
+
+def _same(auto_pad, length, kernel, stride, dilation, opset, ceil) -> bytes:
+    node = helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[kernel], strides=[stride],
+                            dilations=[dilation], auto_pad=auto_pad, ceil_mode=ceil)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, length])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]).SerializeToString()
+
+
+def _openvino_same(x, auto_pad, kernel, stride, dilation):
+    """MaxPool by OpenVINO's SAME rule, as its documentation gives it: ceil(L / s) windows, padded by the dilated
+    kernel, the odd cell at the end (UPPER) or the beginning (LOWER); pads hold -inf."""
+    length = x.shape[-1]
+    out = -(-length // stride)
+    total = max(0, (out - 1) * stride + (kernel - 1) * dilation + 1 - length)
+    begin = total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
+    y = np.full(x.shape[:-1] + (out,), -np.inf, np.float32)
+    for o in range(out):
+        for t in range(kernel):
+            i = o * stride - begin + t * dilation
+            if 0 <= i < length:
+                y[..., o] = np.maximum(y[..., o], x[..., i])
+    return y
+
+
+def test_dilated_same_windows_openvino_places_otherwise_are_said():
+    """MaxPool-12 and -22 with SAME_UPPER or SAME_LOWER, a dilation, ceil_mode 0 or 1: OpenVINO's values are those of the SAME rule
+    by the dilated kernel (the reference above); where onnxruntime's shape is the same and its values differ, check
+    says value-divergence (same_pads), and where its shape differs, runtime-divergence does not call OpenVINO's
+    extra cells empty windows (an audit found both said wrong)."""
+    ov = pytest.importorskip("openvino")
+    core, rng, same_count = ov.Core(), np.random.default_rng(7), 0
+    for auto, length, kernel, stride, dilation, opset, ceil in itertools.product(
+            ("SAME_UPPER", "SAME_LOWER"), (5, 8, 10), (2, 3), (1, 2, 3), (2, 3), (12, 22), (0, 1)):
+        model = _same(auto, length, kernel, stride, dilation, opset, ceil)
+        x = rng.standard_normal((1, 8, length)).astype(np.float32)
+        got = core.compile_model(core.read_model(model, b""), "CPU")([x])[0]
+        np.testing.assert_array_equal(got, _openvino_same(x, auto, kernel, stride, dilation))
+        want = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+        findings = irpool.check(model).findings
+        kinds = " ".join(f.message for f in findings if f.code == "value-divergence")
+        shapes = " ".join(f.message for f in findings if f.code == "runtime-divergence")
+        if got.shape == want.shape:
+            same_count += 1
+            assert ("OpenVINO pads by the dilated kernel" in kinds) == (not np.array_equal(got, want)), \
+                (auto, length, kernel, stride, dilation, opset, ceil, got, want, kinds)
+        else:
+            assert "empty-window" not in shapes and "it pads SAME by the dilated kernel" in shapes, shapes
+    assert same_count > 20
