@@ -145,10 +145,10 @@ def _source(name: str):
 def _run(args) -> int:
     from .inputs import load_arrays
     from .frontend import load
-    from .outputs import target, write_npy, write_npz
+    from .outputs import not_read, target, write_npy, write_npz
     npy = args.output is not None and args.output.lower().endswith(".npy")
-    if args.output is not None:
-        target(args.output)                      # before computing anything
+    if args.output is not None:                  # before computing anything
+        not_read(target(args.output), [args.file] + [item.partition("=")[2] or item for item in args.input or ()])
     if args.against:
         from .against import ready
         ready(args.against, args.file, _cpu(args))

@@ -26,13 +26,41 @@ def target(path: str) -> str:
         raise IRError("-o -: irpool writes its .npz to a named file only, not to standard output")
     real = os.path.realpath(path) if os.path.islink(path) else path
     folder = os.path.dirname(os.path.abspath(real))
+    if path.endswith(("/", os.sep)) or os.path.isdir(real):
+        raise IRError(f"-o {path} is a folder")
     if not os.path.isdir(folder):
         raise IRError(f"-o {path}: the folder {folder} does not exist")
-    if os.path.isdir(real):
-        raise IRError(f"-o {path} is a folder")
+    if os.path.exists(real) and not os.path.isfile(real):
+        raise IRError(f"-o {path} is {_special(real)}, not a regular file: irpool writes a file beside it and renames"
+                      " it over the target, which would replace it")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise IRError(f"-o {path}: the folder {folder} is not writable")
+    most = _name_max(folder)
+    if len(os.fsencode(os.path.basename(real))) > most:
+        raise IRError(f"-o {path}: the file name is longer than the {most} bytes its folder takes")
     return real
+
+
+def not_read(real: str, sources) -> None:
+    """Refuse `-o` where it names a file the run reads (the model, an -i input): it would be replaced."""
+    for source in sources:
+        same = False
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            same = os.path.exists(real) and os.path.samefile(real, source)
+        if same:
+            raise IRError(f"-o {real} is {source}, which this run reads: write the outputs to another file")
+
+
+def _special(real: str) -> str:
+    mode = os.stat(real).st_mode
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+
+
+def _name_max(folder: str) -> int:
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        return 255
 
 
 def _mode(real: str) -> int:
@@ -81,6 +109,8 @@ def write_atomic(path: str, write, suffix: str = "") -> str:
             stop = _signal_behind(e)
             if stop is not None and stop is not e:
                 raise stop from None
+            if isinstance(e, OSError):           # (the folder refused the file: name the target, not the temporary)
+                raise IRError(f"{path}: cannot write it: {e.strerror or e}") from None
             raise
     return real
 
