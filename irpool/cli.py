@@ -182,18 +182,24 @@ def _explain(args) -> int:
     def show(e):
         failed.append(bool(e["error"]) or any(o.get("differs") for o in e.get("outputs") or ()))
         if args.json:
-            print((",\n" if len(failed) > 1 else "") + json.dumps(e, indent=1), end="")
+            print((",\n" if len(failed) > 1 else _JSON_HEAD) + json.dumps(e, indent=1), end="")
         else:
             print(render(e))
+    try:
+        count = each_entry(source, show, args.layer, max_bytes=args.max_bytes, bin=args.bin, shapes=_shapes(args),
+                           cpu=_cpu(args))
+    except IRError as e:            # (a JSON document begun is ended, saying why: never half a document)
+        if args.json and failed:
+            print(f'\n], "error": {json.dumps(str(e))}}}')
+        raise
     if args.json:
-        print(f'{{"irpool": {json.dumps(__version__)}, "layers": [')
-    count = each_entry(source, show, args.layer, max_bytes=args.max_bytes, bin=args.bin, shapes=_shapes(args),
-                       cpu=_cpu(args))
-    if args.json:
-        print("\n]}")
+        print(("" if failed else _JSON_HEAD) + "\n]}")
     elif not count:
         print("no pooling layers")
     return 1 if any(failed) else 0
+
+
+_JSON_HEAD = f'{{"irpool": {json.dumps(__version__)}, "layers": [\n'     # (explain --json, once its first entry is known)
 
 
 def _codes(args) -> int:

@@ -6,6 +6,7 @@ import os
 
 from . import cpu as cpu_tiers
 from .errors import IRError
+from .given import valid
 from .limits import MAX_BYTES
 
 
@@ -55,7 +56,7 @@ def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None, shapes
     ONEDNN_MAX_CPU_ISA as the plugin takes it), a tier's name ("avx2", "avx512-bf16", "amx", ...: irpool.cpu),
     or "all" (a cpu-dependent warning names the tiers that refuse a layer)."""
     with cpu_tiers.judging(cpu):
-        return _check(source, max_bytes, explain, bin, shapes, file)
+        return _check(source, max_bytes, explain, bin, valid(shapes), file)
 
 
 def _check(source, max_bytes, explain, bin, shapes, file):  # noqa: A002
@@ -91,7 +92,7 @@ def explain(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin
             cpu: str | None = None) -> str:
     """irpool.explain on either front end: a text block per pooling layer (node), as `irpool explain` prints."""
     entries = []
-    each_entry(source, entries.append, layer, max_bytes=max_bytes, bin=bin, shapes=shapes, cpu=cpu)
+    each_entry(source, entries.append, layer, max_bytes=max_bytes, bin=bin, shapes=valid(shapes), cpu=cpu)
     return "\n".join(render(e) for e in sorted(entries, key=lambda e: e["line"] or 0))
 
 
@@ -126,7 +127,7 @@ def fix(data: bytes, *, path=None, file: str | None = None, bin=None, max_bytes:
     it; None for standard input); `file`: its name in findings. Nothing is written here."""
     if _kind(data, path) == "onnx":
         from .onnx.fix import fix as onnx_fix
-        return onnx_fix(data, max_bytes=max_bytes, file=file, shapes=shapes)
+        return onnx_fix(data, max_bytes=max_bytes, file=file, shapes=valid(shapes))
     if shapes:
         raise IRError(IR_FIX_SHAPES)
     from .ir.ops.consts import bin_path

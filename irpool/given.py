@@ -2,6 +2,8 @@
 declares. A mistake here is in the command, not in the model: an IRError (exit 2), never a finding."""
 from __future__ import annotations
 
+import operator
+
 from .errors import IRError
 
 
@@ -18,10 +20,33 @@ def read(text_items) -> dict:
             values = tuple(int(d) for d in dims.split(",")) if dims else ()
         except ValueError:
             raise IRError(f"--shape takes NAME=1,3,224,224, got {item!r}") from None
-        if not name or not values or any(v < 0 for v in values):
-            raise IRError(f"--shape takes NAME=1,3,224,224 (dims of 0 or more), got {item!r}")
+        if not name or not values or any(not 0 <= v <= MOST_DIM for v in values):
+            raise IRError(f"--shape takes NAME=1,3,224,224 (dims of 0 to 2^63 - 1), got {item!r}")
         shapes[name] = values
     return shapes
+
+
+MOST_DIM = (1 << 63) - 1      # (a dim is an int64 in both runtimes)
+
+
+def valid(shapes) -> dict | None:
+    """The Python API's `shapes` ({input name: dims}) as read() gives them; IRError for anything else (a dim past
+    int64 ended in an internal error: crash hunt 3)."""
+    if shapes is None:
+        return None
+    if not isinstance(shapes, dict):
+        raise IRError(f"shapes takes {{input name: dims}}, got a {type(shapes).__name__}")
+    out = {}
+    for name, dims in shapes.items():
+        try:
+            values = tuple(operator.index(d) for d in dims)
+        except TypeError:
+            values = None
+        if not isinstance(name, str) or not values or any(not 0 <= v <= MOST_DIM for v in values):
+            raise IRError(f"shapes[{name!r}] = {dims!r}: give an input's name and its dims, whole numbers from 0 to"
+                          " 2^63 - 1")
+        out[name] = values
+    return out
 
 
 class NotFitting(IRError):

@@ -71,7 +71,7 @@ def _fold_once(model, stripped):
             outs = _shape(node, shapes[node.input[0]])
         elif node.op_type in FOLDABLE and all(not n or n in known for n in node.input):
             feeds = known.feeds(node, shapes)
-            outs = None if feeds is None else _run(node, feeds, opsets)
+            outs = None if feeds is None or _too_large(node, feeds) else _run(node, feeds, opsets)
         else:
             continue
         if outs is None or any(np.asarray(o).size > MOST_VALUES for o in outs):
@@ -147,6 +147,27 @@ def _shape(node, dims):
     start = next((a.i for a in node.attribute if a.name == "start"), 0)
     end = next((a.i for a in node.attribute if a.name == "end"), None)
     return [np.array(dims[start:end], dtype=np.int64)]
+
+
+def _too_large(node, feeds: dict) -> bool:
+    """Whether a Range, ConstantOfShape or Expand would make more than MOST_VALUES values: known from its inputs
+    before it runs (a Range(0, 1e9) took 40 s and 16 GB to be found too large after: crash hunt 3). The other
+    foldable ops make outputs no larger than their inputs' (at most MOST_VALUES values, or broadcasts of them)."""
+    args = [feeds.get(n) for n in node.input]
+    try:
+        if node.op_type == "Range" and len(args) == 3 and all(a is not None for a in args):
+            start, limit, delta = (float(np.asarray(a).reshape(-1)[0]) for a in args)
+            count = np.ceil((limit - start) / delta) if delta else np.inf
+            return not count <= MOST_VALUES          # (NaN and inf too)
+        if node.op_type in ("ConstantOfShape", "Expand") and args and args[-1] is not None:
+            dims = [int(d) for d in np.asarray(args[-1]).reshape(-1)]
+            given = np.asarray(args[0]).shape if node.op_type == "Expand" and args[0] is not None else ()
+            width = max(len(dims), len(given))
+            dims, given = [1] * (width - len(dims)) + dims, [1] * (width - len(given)) + list(given)
+            return int(np.prod([max(d, g) for d, g in zip(dims, given)], dtype=object)) > MOST_VALUES
+    except (ValueError, TypeError, OverflowError, IndexError):
+        return True                          # (inputs the reference would refuse too)
+    return False
 
 
 def _run(node, feeds: dict, opsets: dict):

@@ -24,6 +24,12 @@ def op_refusal(n) -> tuple:
     except IRError as e:
         return ("unknown-opset", e.reason), None
     op_def = load("onnx")["ops"][op]
+    if len(n.node.input) != 1 or not n.node.input[0]:
+        return ("bad-graph", f"{op} takes one input, X; the node lists {list(n.node.input)}: onnxruntime refuses the"
+                " model (the node does not match its schema)"), op
+    if not n.node.output or not n.node.output[0]:
+        return ("bad-graph", f"{op}'s first output, Y, is required; the node lists {list(n.node.output)}: onnxruntime"
+                " refuses the model (\"marked single but has an empty string\")"), op
     if len(n.node.output) > op_def["outputs"]:
         return ("bad-graph", f"{op} has {op_def['outputs']} output(s), the node lists {len(n.node.output)}:"
                 " onnxruntime refuses the model (the node does not match its schema)"), op

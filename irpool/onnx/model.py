@@ -154,6 +154,9 @@ def parse(src: Source):
         light = wire.light(src.data)
     except IRError as e:
         raise e.located(file=src.file) from None
+    except RecursionError:          # (messages nested some hundreds deep: protobuf refuses past 100 too)
+        raise IRError("not an ONNX model: its messages nest deeper than protobuf reads (onnxruntime refuses it:"
+                      " INVALID_PROTOBUF)", code="not-onnx", file=src.file) from None
     model = onnx.ModelProto()
     try:
         model.ParseFromString(light)
@@ -161,7 +164,28 @@ def parse(src: Source):
         raise IRError(f"not an ONNX model: {e}", code="not-onnx", file=src.file) from None
     if not model.HasField("graph"):
         raise IRError("not an ONNX model: it has no graph", code="not-onnx", file=src.file)
+    bad = _not_utf8(model.graph)
+    if bad is not None:
+        raise IRError(f"a name in the model is not UTF-8 ({bad!r}): protobuf strings are UTF-8, and irpool reads only"
+                      " those (onnxruntime loads it)", code="not-onnx", file=src.file)
     return model
+
+
+def _not_utf8(graph):
+    """The first name of `graph` (its subgraphs' too) that protobuf gives as bytes, not being UTF-8; None."""
+    for vi in (*graph.input, *graph.output, *graph.value_info, *graph.initializer):
+        if isinstance(vi.name, bytes):
+            return vi.name
+    for node in graph.node:
+        for name in (node.name, node.op_type, node.domain, *node.input, *node.output):
+            if isinstance(name, bytes):
+                return name
+        for a in node.attribute:
+            for sub in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+                bad = _not_utf8(sub)
+                if bad is not None:
+                    return bad
+    return None
 
 
 @dataclass

@@ -7,6 +7,7 @@ import numpy as np
 from ..errors import IRError
 from .. import select
 from .model import describe, pool_nodes, read_stripped, shape_text
+from .kernels import op_refusal
 from .node import Node, Reduction
 
 
@@ -44,6 +45,10 @@ class NodeProgram:
         if n.opset is None:
             raise IRError(f"the model imports no opset of domain {n.domain or 'ai.onnx'!r}", file=file,
                           layer_id=str(n.index), layer_name=n.name, layer_type=n.node.op_type)
+        refusal = op_refusal(n)[0] if n.axes is None else None
+        if refusal is not None and refusal[0] == "bad-graph":          # (a node onnxruntime's loader refuses)
+            raise IRError(refusal[1], file=file, code=refusal[0], layer_id=str(n.index), layer_name=n.name,
+                          layer_type=n.node.op_type)
         try:
             self.node = Node(n.node, opset=n.opset, as_onnxruntime=True) if n.axes is None else \
                 Reduction(n.node, n.opset, n.axes)

@@ -144,3 +144,30 @@ def test_dilated_same_windows_openvino_places_otherwise_are_said():
         else:
             assert "empty-window" not in shapes and "it pads SAME by the dilated kernel" in shapes, shapes
     assert same_count > 20
+
+
+@pytest.mark.parametrize("op, size", [("Range", 10**9), ("ConstantOfShape", 10**9), ("Expand", 10**9),
+                                      ("Range", 4), ("ConstantOfShape", 4)])
+def test_a_fold_too_large_is_not_evaluated(monkeypatch, op, size):
+    """A Range, ConstantOfShape or Expand beside the pool whose inputs say it makes more than folding's 64 values is
+    not run by the reference (a Range(0, 1e9) took 40 s and 16 GB before being found too large: crash hunt 3); a
+    small one is. The pool (behind a Pad whose pads a Transpose gives, so that folding starts) is judged either way."""
+    from onnx import numpy_helper
+    from irpool.onnx import folding
+    ran = []
+    real = folding._run
+    monkeypatch.setattr(folding, "_run", lambda node, feeds, opsets: ran.append(node.op_type) or real(node, feeds, opsets))
+    big = {"Range": helper.make_node("Range", ["a", "b", "c"], ["big"]),
+           "ConstantOfShape": helper.make_node("ConstantOfShape", ["s"], ["big"]),
+           "Expand": helper.make_node("Expand", ["c", "s"], ["big"])}[op]
+    nodes = [big, helper.make_node("Transpose", ["p0"], ["p1"], perm=[0]), helper.make_node("Pad", ["x", "p1"], ["xp"]),
+             helper.make_node("MaxPool", ["xp"], ["y"], name="pool", kernel_shape=[2, 2])]
+    inits = [numpy_helper.from_array(np.array(v, np.int64), n) for n, v in
+             (("a", 0), ("b", size), ("c", 1), ("s", [size]), ("p0", [0, 0, 1, 1, 0, 0, 1, 1]))]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 8, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 9, 9]),
+                               helper.make_tensor_value_info("big", TensorProto.INT64, None)], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+    report = irpool.check(model)
+    assert report.ok and report.pooling_layers == 1, [str(f) for f in report.findings]
+    assert (op in ran) == (size <= 64), ran

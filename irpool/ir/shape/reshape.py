@@ -16,7 +16,7 @@ from ...opdefs import load
 from ..ops import consts
 from ..ops.consts import Const
 from ...given import fits, unknown
-from ..read.dims import bounds, parse_shape, shape_text
+from ..read.dims import MAX_DIM, bounds, parse_shape, shape_text
 from ..read.ids import key
 from ..read.document import Document
 from ..read.layer_edge import Layer
@@ -66,6 +66,10 @@ def infer(doc: Document, shapes: dict, bin_path: str | None) -> Reshaped:
     """The dims of every top-level port of the net `doc` reads when its Parameters take `shapes` ({name: dims},
     a Parameter's name or one of its output's tensor names); IRError (exit 2) for a --shape that names no
     Parameter, has another rank, or contradicts a dim the Parameter declares as a number."""
+    for name, dims in shapes.items():
+        if any(d > MAX_DIM for d in dims):
+            raise IRError(f"--shape {name}={','.join(map(str, dims))}: irpool reads IR dims up to {MAX_DIM}",
+                          file=doc.file)
     layers, feeds, order = {}, {}, []
     for item in doc.items():
         if isinstance(item, Layer):

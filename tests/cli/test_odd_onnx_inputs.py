@@ -1,0 +1,117 @@
+"""What crash hunt 3 (stop 60) found on the ONNX side and in the options, each now a verdict or a one-line refusal:
+subgraphs nested past protobuf's depth (a RecursionError, exit 3), names that are not UTF-8 (JSON output ended in an
+internal error after half a document), a --shape dim past int64 or past what irpool reads in IR (exit 3, or blamed on
+the file's lines), the Python API's `shapes` of another type, a pooling node with no input or without its first output
+(onnxruntime refuses both models; check said ok, run --against crashed or wrote nothing)."""
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import irpool
+from clitool import cli
+
+pytestmark = [pytest.mark.spec]
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper  # noqa: E402
+
+SMALL = pathlib.Path(__file__).parent.parent.parent / "examples" / "small_net.xml"
+
+
+def _pool_model(inputs=("x",), outputs=("y",), name="p") -> bytes:
+    node = helper.make_node("MaxPool", list(inputs), list(outputs), name=name, kernel_shape=[2, 2])
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 8, 8])],
+                              [helper.make_tensor_value_info(o or "y", TensorProto.FLOAT, None) for o in outputs if o])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)]).SerializeToString()
+
+
+def _varint(n: int) -> bytes:
+    out = b""
+    while True:
+        low, n = n & 0x7F, n >> 7
+        if not n:
+            return out + bytes([low])
+        out += bytes([low | 0x80])
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    return _varint((number << 3) | 2) + _varint(len(payload)) + payload
+
+
+def _nested(depth: int) -> bytes:
+    """A model whose If nodes nest `depth` graphs deep, written as raw protobuf (onnx's own serializer refuses past
+    protobuf's depth): GraphProto node=1, name=2; NodeProto input=1, op_type=4, attribute=5; AttributeProto name=1,
+    type=20 (GRAPH: 5), g=6; ModelProto ir_version=1, graph=7, opset_import=8."""
+    graph = _field(2, b"g0")
+    for k in range(depth):
+        attr = _field(1, b"then_branch") + _varint(20 << 3) + _varint(5) + _field(6, graph)
+        graph = _field(1, _field(1, b"c") + _field(4, b"If") + _field(5, attr)) + _field(2, f"g{k + 1}".encode())
+    return _varint(1 << 3) + _varint(8) + _field(7, graph) + _field(8, _varint(2 << 3) + _varint(13))
+
+
+def test_subgraphs_nested_past_protobufs_depth_are_refused(tmp_path):
+    path = tmp_path / "deep.onnx"
+    path.write_bytes(_nested(200))
+    for args in (["check"], ["check", "--fix"], ["explain"]):
+        r = cli(*args, path)
+        assert r.returncode == 2 and "nest deeper than protobuf reads" in r.stderr, (args, r.stderr)
+    with pytest.raises(irpool.IRError, match="nest deeper"):
+        irpool.check(str(path))
+
+
+def test_a_name_that_is_not_utf8_is_refused_and_json_is_never_half_written(tmp_path):
+    data = _pool_model(name="PNAME").replace(b"\x1a\x05PNAME", b"\x1a\x05P\xff\xfeME")
+    path = tmp_path / "name.onnx"
+    path.write_bytes(data)
+    r = cli("explain", "--json", path)
+    assert r.returncode == 2 and r.stdout == "" and "is not UTF-8" in r.stderr, (r.stdout, r.stderr)
+    r = cli("check", "--format", "json", path)
+    assert r.returncode == 2 and json.loads(r.stdout)["files"][0]["status"] == "unreadable", r.stdout
+
+
+def test_explain_json_of_a_file_without_pools_is_a_whole_document(tmp_path):
+    (tmp_path / "n.xml").write_text('<net name="n" version="11"><layers/><edges/></net>')
+    r = cli("explain", "--json", tmp_path / "n.xml")
+    assert r.returncode == 0 and json.loads(r.stdout)["layers"] == [], r.stdout
+
+
+@pytest.mark.parametrize("dims", ["1,1,9223372036854775808,8", "1,1,-1,8"])
+def test_a_shape_dim_past_int64_is_the_commands_fault(tmp_path, dims):
+    path = tmp_path / "m.onnx"
+    path.write_bytes(_pool_model())
+    for args in (["check"], ["explain"], ["check", "--fix"]):
+        r = cli(*args, path, "--shape", f"x={dims}")
+        assert r.returncode == 2 and "dims of 0 to 2^63 - 1" in r.stderr, (args, r.stderr)
+
+
+def test_an_ir_shape_dim_past_what_irpool_reads_is_refused_naming_the_option(tmp_path):
+    text = SMALL.read_text().replace('shape="1,4,16,16"', 'shape="?,?,?,?"')
+    (tmp_path / "dyn.xml").write_text(text)
+    for args in (["check"], ["explain"]):
+        r = cli(*args, tmp_path / "dyn.xml", "--shape", "image=1,4,4294967296,8")
+        assert r.returncode == 2 and "--shape image=1,4,4294967296,8: irpool reads IR dims up to" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("shapes", [[1, 2], "x=1", {"x": [1, 2 ** 64]}, {"x": [1.5]}, {3: [1]}])
+def test_the_apis_shapes_of_another_kind_raise_irerror(shapes):
+    with pytest.raises(irpool.IRError, match="shapes"):
+        irpool.check(str(SMALL), shapes=shapes)
+
+
+@pytest.mark.parametrize("inputs, outputs", [((), ("y",)), (("x", "x"), ("y",)), (("x",), ("", "i"))],
+                         ids=["no input", "two inputs", "indices only"])
+def test_a_node_onnxruntime_refuses_for_its_arity_is_refused_by_check_and_run(tmp_path, inputs, outputs):
+    data = _pool_model(inputs, outputs)
+    ort = pytest.importorskip("onnxruntime")
+    with pytest.raises(Exception, match="INVALID_GRAPH"):
+        ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    report = irpool.check(data)
+    assert [f.code for f in report.findings] == ["bad-graph"], [str(f) for f in report.findings]
+    (tmp_path / "m.onnx").write_bytes(data)
+    np.save(tmp_path / "x.npy", np.zeros((1, 1, 8, 8), np.float32))
+    for extra in ([], ["--against", "onnxruntime"]):
+        r = cli("run", tmp_path / "m.onnx", "--layer", "0", "-i", f"0={tmp_path / 'x.npy'}", "-o", tmp_path / "o.npz",
+                *extra)
+        assert r.returncode == 2 and "onnxruntime refuses the model" in r.stderr, (extra, r.stderr)
+        assert not (tmp_path / "o.npz").exists()
