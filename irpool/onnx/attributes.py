@@ -132,10 +132,13 @@ def _pads(op: str, a: dict, n: int) -> tuple:
     auto_pads = load("onnx")["auto_pad"]
     if auto not in auto_pads:
         raise IRError(f"{op}: attribute auto_pad={auto!r} is not one of {', '.join(map(repr, auto_pads))}")
-    if pads is not None and auto_pads[auto] != "explicit" and not any(pads):
-        pads = None                         # onnxruntime ignores all-zero pads beside auto_pad; exporters write them
     if pads is not None and auto_pads[auto] != "explicit":
-        raise IRError(f"{op}: attributes pads and auto_pad={auto} cannot be used together")
+        kernel = a.get("kernel_shape") or ()
+        if any(p >= kernel[i % n] for i, p in enumerate(pads)) if len(kernel) == n else False:
+            raise IRError(f"{op}: pads {list(pads)} beside auto_pad={auto}: onnxruntime and OpenVINO pad as auto_pad"
+                          " says, but onnxruntime still refuses a pad not smaller than the kernel (\"Pad should be"
+                          " smaller than kernel\")")
+        pads = None        # (ignored by both, measured: the same values as without them; onnx.checker takes them)
     return pads, auto_pads[auto]
 
 

@@ -402,8 +402,9 @@ def test_bfloat16_is_float32_rounded_to_nearest_even(op):
 
 
 def test_differences_beyond_the_defects():
-    """onnxruntime ignores non-zero pads beside SAME_UPPER (irpool refuses them, as the ONNX text says), and
-    refuses more than three spatial axes (irpool runs them, checked against the slow reference)."""
+    """onnxruntime ignores non-zero pads beside SAME_UPPER (the ONNX text forbids them; irpool follows the runtimes,
+    OpenVINO ignores them too), but refuses one not smaller than the kernel; and it refuses more than three spatial
+    axes (irpool runs them, checked against the slow reference)."""
     x = np.random.default_rng(5).standard_normal((1, 2, 5, 5)).astype(np.float32)
     attrs = {"kernel_shape": [2, 2], "auto_pad": "SAME_UPPER"}
     (same,) = ort_run("AveragePool", x, attrs, 19, 1)
@@ -411,8 +412,11 @@ def test_differences_beyond_the_defects():
     np.testing.assert_array_equal(padded, same)
     (got,) = irpool.onnx.run("AveragePool", x, dict(attrs, pads=[0, 0, 0, 0]), opset=19)
     assert_close(got, same, x.dtype, "zero pads beside SAME_UPPER")
-    with pytest.raises(IRError, match="attributes pads and auto_pad=SAME_UPPER cannot be used together"):
-        irpool.onnx.run("AveragePool", x, dict(attrs, pads=[1, 0, 1, 0]), opset=19)
+    (got,) = irpool.onnx.run("AveragePool", x, dict(attrs, pads=[1, 0, 1, 0]), opset=19)
+    assert_close(got, same, x.dtype, "pads beside SAME_UPPER")
+    assert "Pad should be smaller than kernel" in ort_or_none("AveragePool", x, dict(attrs, pads=[2, 0, 2, 0]), 19, 1)
+    with pytest.raises(IRError, match="Pad should be smaller than kernel"):
+        irpool.onnx.run("AveragePool", x, dict(attrs, pads=[2, 0, 2, 0]), opset=19)
     x6 = np.random.default_rng(6).standard_normal((1, 1, 3, 3, 3, 3)).astype(np.float32)
     assert "Unsupported pooling size" in ort_or_none("MaxPool", x6, {"kernel_shape": [2, 2, 2, 2]}, 12, 1)
     (y,) = irpool.onnx.run("MaxPool", x6, {"kernel_shape": [2, 2, 2, 2]}, opset=12)

@@ -291,9 +291,21 @@ def odd_dims(lid, name, layer_type, ports, el) -> list:
                     dim, odd = port_dim(t)
                 except ValueError as e:
                     found.append(Found("bad-structure", f"{side} port {pid}: <dim>{t or ''}</dim> is not a dimension:"
-                                       f" {e}", line_of(el), who))
+                                       f" {e}", _dim_line(el, side, pid, t), who))
                     continue
                 if odd:
                     found.append(Found("lenient-attribute", f"{side} port {pid}: OpenVINO reads <dim>{t}</dim> as"
-                                       f" {text(dim)}", line_of(el), who))
+                                       f" {text(dim)}", _dim_line(el, side, pid, t), who))
     return found
+
+
+def _dim_line(el, side, pid, t) -> int | None:
+    """The line of the first <dim> of port `pid` on `side` of layer `el` that holds `t` (the layer's, if none does:
+    odd_dims reads ports light, without their elements' lines, and looks only where a dim is odd)."""
+    for holder in el.iterchildren(side):
+        for port in holder.iterchildren("port"):
+            if port.get("id") == pid:
+                for d in port.iterchildren("dim"):
+                    if d.text == t:
+                        return line_of(d)
+    return line_of(el)
