@@ -61,12 +61,12 @@ def reach_text(reached) -> str:
     if reached is None:
         return ""
     if not reached:
-        return "; no model output is computed from them"
+        return "; no model output is computed from this layer"
     name, via = reached[0]
     through = f" (through {', '.join(via[:4])}{', ...' if len(via) > 4 else ''})" if via else ""
     more = f" and {len(reached) - 1} more output{'s' * (len(reached) > 2)}" if len(reached) > 1 else ""
-    return (f"; the model's output {name!r}{more} is computed from them{through}: where it sums, averages or"
-            " multiplies them it gets huge negative values, -inf or NaN")
+    return (f"; the model's output {name!r}{more} is computed from this layer{through}: where it reads those cells"
+            " and sums, averages or multiplies them, it gets huge negative values, -inf or NaN")
 
 
 def message(windows, dtype, reached=None, onnxruntime: str = "") -> str:

@@ -112,7 +112,7 @@ def reaches(n) -> list | None:
         return None
     users = {}
     for node in g.node:
-        for name in node.input:
+        for name in dict.fromkeys([*node.input, *_captured(node)]):
             users.setdefault(name, []).append(node)
     outputs = {o.name for o in g.output}
     start = n.node.output[0]
@@ -132,6 +132,21 @@ def reaches(n) -> list | None:
                     came[o] = (node, t)
                     queue.append(o)
     return found
+
+
+def _captured(node) -> set:
+    """The outer names an If, Loop or Scan node's subgraphs read (their nodes' inputs that no subgraph makes): the
+    node's outputs are computed from them too (crash hunt 3 found an output through an If said to be none)."""
+    made, read = set(), set()
+    stack = [a.g for a in node.attribute if a.HasField("g")] + [sub for a in node.attribute for sub in a.graphs]
+    while stack:
+        sub = stack.pop()
+        made.update(vi.name for vi in (*sub.input, *sub.initializer))
+        for inner in sub.node:
+            made.update(inner.output)
+            read.update(inner.input)
+            stack += [a.g for a in inner.attribute if a.HasField("g")] + [s for a in inner.attribute for s in a.graphs]
+    return read - made - {""}
 
 
 def _nan_rules(j) -> bool:

@@ -39,8 +39,8 @@ def test_the_warning_names_the_results_the_pool_reaches():
     found = {f.layer_name: f for f in irpool.check(_net()).findings}
     assert sorted(found) == ["p1", "p2"] and {f.code for f in found.values()} == {"empty-window"}
     assert "(H: window 2; W: window 2)" in found["p1"].message
-    assert "; the model's output 'out' is computed from them" in found["p1"].message
-    assert found["p2"].message.endswith("; no model output is computed from them")
+    assert "; the model's output 'out' is computed from this layer" in found["p1"].message
+    assert found["p2"].message.endswith("; no model output is computed from this layer")
 
 
 @pytest.mark.openvino
