@@ -21,7 +21,7 @@ from .graphs import refusals
 from .model import PoolNode, Value, label, pool_nodes, read_stripped, shape_text
 from .runtimes import empty_windows, value_differences
 from .attributes import NHWC, node_attrs, pads_refusal, to_spec
-from .ort_geometry import fit
+from .ort_geometry import fit, ort_max_start
 from .kernels import axes_refusal, op_refusal
 
 MOST_NAMED = 8          # a value-divergence names this many nodes of a kind, then counts the rest
@@ -253,7 +253,8 @@ def judge(n: PoolNode) -> NodeJudged:
         refusal = pads_refusal(j.base)
         if refusal:
             raise IRError(refusal)
-        j.spec, lengths = fit(j.base, dims, strict=False, op=j.op)
+        loop = ort_max_start(j.base, j.x_type, len(n.node.output)) if j.x_type and j.base.reduction == "max" else None
+        j.spec, lengths = fit(j.base, dims, strict=False, op=j.op, max_start=loop)
         out = list(dims)
         for a, length in zip(j.base.spatial_axes(len(dims)), lengths):
             out[a] = length

@@ -66,7 +66,8 @@ class Node:
                 if refusal:
                     raise IRError(refusal)
                 cuts = []
-                spec, outs = fit(spec, x.shape, op=self.op, cuts=cuts)
+                loop = ort_max_start(spec, x.dtype.name, self.listed) if spec.reduction == "max" else None
+                spec, outs = fit(spec, x.shape, op=self.op, cuts=cuts, max_start=loop)
                 if spec.reduction == "max" and self.domain != NHWC:
                     spec = replace(spec, max_start=ort_max_start(spec, x.dtype.name, self.listed))
                 if 0 in outs:                           # onnxruntime gives an empty output

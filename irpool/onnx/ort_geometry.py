@@ -44,12 +44,15 @@ def ort_axis(length: int, k: int, s: int, d: int, pb: int, pe: int, auto: str, c
     return pb, pe, out
 
 
-def _negative_ok(spec: PoolSpec, op: str) -> bool:
+def _negative_ok(spec: PoolSpec, op: str, max_start: str | None = None) -> bool:
     """Whether onnxruntime runs negative SAME pads (measured, onnxruntime 1.32.0, tests/onnx_frontend/test_onnx_model.py):
-    LpPool, a dilated MaxPool, AveragePool-19 and later, and AveragePool-10/11 with ceil_mode and
-    count_include_pad; the others fail at run time ("padding values must be non-negative")."""
+    LpPool, a MaxPool its own loop runs (dilated, Indices listed, storage_order=1, a type MLAS does not pool:
+    ort_max_start "first"; crash hunt 3 found int8, uint8, double and Indices run), AveragePool-19 and later, and
+    AveragePool-10/11 with ceil_mode and count_include_pad; the others fail at run time ("padding values must be
+    non-negative")."""
     version = int(op.rsplit("-", 1)[1]) if "-" in op else 0
-    return spec.reduction == "lp" or spec.reduction == "max" and any(d > 1 for d in spec.dilations) or \
+    own_loop = max_start == "first" or any(d > 1 for d in spec.dilations)
+    return spec.reduction == "lp" or spec.reduction == "max" and own_loop or \
         spec.reduction == "avg" and (version >= 19 or spec.rounding != "floor" and spec.count == "include_onnx")
 
 
@@ -64,14 +67,16 @@ def _core_out(length: int, dk: int, s: int, pb: int, pe: int, spec: PoolSpec) ->
     return out_length(length, dk, s, pb, pe, "floor" if spec.rounding == "floor" else "ceil_torch")
 
 
-def fit(spec: PoolSpec, shape, strict: bool = True, op: str = "", cuts: list | None = None) -> tuple:
+def fit(spec: PoolSpec, shape, strict: bool = True, op: str = "", cuts: list | None = None,
+        max_start: str | None = None) -> tuple:
     """(the PoolSpec the core runs to give onnxruntime's windows on this input shape, onnxruntime's output
     spatial lengths; None where an axis is not known). Where onnxruntime's geometry is not the core's
     (SAME pads of a dilated kernel, a window larger than the padded input, which onnxruntime clips to the
     input), the spec takes explicit pads that give the same windows; IRError where onnxruntime fails. Where
     no spec gives onnxruntime's windows, IRError (code "unsupported"), or with strict=False (None, lengths).
     Given a list `cuts`, it gets per spatial axis the cells to cut off the input's end before the spec runs:
-    AveragePool-19's windows stop at L + pad_end, so a negative end pad leaves the last cells out of every one."""
+    AveragePool-19's windows stop at L + pad_end, so a negative end pad leaves the last cells out of every one.
+    `max_start`: ort_max_start's loop of a MaxPool, where known (its own loop runs negative SAME pads, MLAS's not)."""
     axes = spec.spatial_axes(len(shape))
     outs, pads_b, pads_e, changed, unsupported = [], [], [], False, False
     for i, a in enumerate(axes):
@@ -83,7 +88,7 @@ def fit(spec: PoolSpec, shape, strict: bool = True, op: str = "", cuts: list | N
             pads_e.append(spec.pads_end[i] if spec.auto_pad == "explicit" else 0)
             continue
         pb, pe, out = ort_axis(length, k, s, d, spec.pads_begin[i], spec.pads_end[i], spec.auto_pad,
-                               spec.rounding != "floor", _negative_ok(spec, op))
+                               spec.rounding != "floor", _negative_ok(spec, op, max_start))
         outs.append(out)
         cut = -pe if cuts is not None and pe < 0 and out and _clips_at_pad_end(spec, op) and length + pe > 0 else 0
         if cuts is not None:

@@ -171,3 +171,33 @@ def test_a_fold_too_large_is_not_evaluated(monkeypatch, op, size):
     report = irpool.check(model)
     assert report.ok and report.pooling_layers == 1, [str(f) for f in report.findings]
     assert (op in ran) == (size <= 64), ran
+
+
+@pytest.mark.parametrize("elem, outputs", [(TensorProto.INT8, 1), (TensorProto.UINT8, 1), (TensorProto.DOUBLE, 1),
+                                           (TensorProto.FLOAT, 1), (TensorProto.FLOAT, 2), (TensorProto.FLOAT16, 1)])
+def test_negative_same_pads_are_refused_only_where_onnxruntime_fails(elem, outputs):
+    """MaxPool-12, kernel 2, stride 3, SAME_LOWER on a length of 6: the SAME pads come out (0, -1). onnxruntime's own
+    max loop runs them (int8, uint8, double, Indices listed), MLAS's does not (float, float16, values only): check's
+    error and run's refusal follow, and where it runs, irpool.onnx's values are onnxruntime's (crash hunt 3 found
+    every type refused)."""
+    names = ["y", "i"][:outputs]
+    node = helper.make_node("MaxPool", ["x"], names, name="p", kernel_shape=[2], strides=[3], auto_pad="SAME_LOWER")
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", elem, [1, 1, 6])],
+                              [helper.make_tensor_value_info(o, elem if o == "y" else TensorProto.INT64, None)
+                               for o in names])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)]).SerializeToString()
+    x = (np.arange(6).reshape(1, 1, 6) * 10 + 1).astype(helper.tensor_dtype_to_np_dtype(elem))
+    try:
+        want = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    except Exception as e:
+        assert "padding values must be non-negative" in str(e)
+        want = None
+    refused = [f for f in irpool.check(model).findings if f.code == "bad-attribute"]
+    assert bool(refused) == (want is None), [str(f) for f in refused]
+    if want is None:
+        with pytest.raises(irpool.IRError, match="padding values must be non-negative"):
+            irpool.run(model, {"x": x}, layer="p")
+        return
+    got = irpool.run(model, {"x": x}, layer="p")
+    for have, expected in zip(got.values(), want):
+        assert have.dtype == expected.dtype and np.array_equal(have, expected)
