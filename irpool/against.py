@@ -17,6 +17,7 @@ from lxml import etree
 from . import cpu as cpu_tiers
 from .against_compare import compare, shown
 from .errors import IRError
+from .outputs import signals_as_exit
 from .opdefs import load as load_schema
 
 # runtime -> (the module it needs, its name in the report, how to install it)
@@ -207,7 +208,7 @@ def against(runtime: str, file: str, program, inputs: dict, ours: dict, *, layer
         layer = None            # (--layer on a bare <layer> names the layer itself: run in a net, as without it)
     if layer is not None and getattr(program, "layout", "planar") != "planar":
         ours = _as_cut(program, inputs, ours, out)
-    with tempfile.TemporaryDirectory(prefix="irpool-against-") as folder:
+    with signals_as_exit(), tempfile.TemporaryDirectory(prefix="irpool-against-") as folder:   # (SIGTERM: removed)
         answer = _ask(runtime, _request(runtime, file, program, inputs, layer, bin, folder), folder, cpu)
     name = RUNTIMES[runtime][1]
     isa = _isa_limit(cpu)

@@ -73,9 +73,9 @@ def _mode(real: str) -> int:
 
 
 @contextlib.contextmanager
-def _signals_raise():
-    """SIGTERM and SIGHUP raise SystemExit (128 + signal) meanwhile, as SIGINT raises KeyboardInterrupt,
-    so that the cleanup below runs."""
+def signals_as_exit():
+    """SIGTERM and SIGHUP raise SystemExit (128 + signal) meanwhile, as SIGINT raises KeyboardInterrupt, so that a
+    with-block's cleanup runs (write_atomic's temporary file, run --against's folder)."""
     def stop(signum, _frame):
         raise SystemExit(128 + signum)
     old = {s: signal.signal(s, stop) for s in _SIGNALS}
@@ -93,7 +93,7 @@ def write_atomic(path: str, write, suffix: str = "") -> str:
     seen in CI under load), and are taken only while the data is written and renamed."""
     real = target(path)
     mode = _mode(real)
-    with _signals_raise(), _signals_held() as released:
+    with signals_as_exit(), _signals_held() as released:
         fd, tmp = tempfile.mkstemp(prefix=".irpool-", suffix=suffix, dir=os.path.dirname(os.path.abspath(real)))
         f = os.fdopen(fd, "wb")                 # (signals held: the file object owns the descriptor at once)
         try:
@@ -134,7 +134,7 @@ def _signals_held():
     __del__ prints a traceback at exit (seen in CI: 'ZipFile' object has no attribute '_writing'; and "Can't close
     the ZIP file while there is an open writing handle"), so only the writing of the data is left open to them.
     Python's handlers, not a signal mask: numpy's threads would take a signal the main thread blocks. (Inside
-    write_atomic, whose _signals_raise already needs the main thread.)"""
+    write_atomic, whose signals_as_exit already needs the main thread.)"""
     old, pending = {}, []
 
     def hold():

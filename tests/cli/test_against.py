@@ -360,3 +360,30 @@ def test_a_global_mean_after_a_convolution_is_compared_as_the_runtime_ran_it(tmp
                             "--against", "openvino")
     assert "channels-last" in out and "compared in that order" in out, out
     assert status == 0 and "agree bit for bit" in out, (out, err)
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGTERM") or sys.platform == "win32", reason="POSIX signals")
+def test_sigterm_while_the_runtime_runs_leaves_no_folder(tmp_path, capsys, monkeypatch):
+    """SIGTERM (or SIGHUP) while the runtime's child runs ends the run with 128 + the signal and removes the folder
+    the request was written to (crash hunt 3 found /tmp/irpool-against-* left behind, the exit the raw signal)."""
+    import os
+    import signal
+    import tempfile
+    from irpool import against as against_module
+    pytest.importorskip("openvino")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    seen = []
+
+    def ask(runtime, request, folder, cpu):
+        seen.append(folder)
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise AssertionError("SIGTERM did not stop the run")
+    monkeypatch.setattr(against_module, "_ask", ask)
+    import pathlib
+    net = pathlib.Path(__file__).parent.parent.parent / "examples" / "small_net.xml"
+    (tmp_path / "in").mkdir()
+    np.save(tmp_path / "in" / "x.npy", np.random.default_rng(1).standard_normal((1, 4, 16, 16)).astype(F32))
+    with pytest.raises(SystemExit) as stop:
+        main(["run", str(net), "-i", f"image={tmp_path / 'in' / 'x.npy'}", "--against", "openvino"])
+    assert stop.value.code == 128 + signal.SIGTERM and seen and not os.path.exists(seen[0])
+    assert [p.name for p in tmp_path.iterdir()] == ["in"]
