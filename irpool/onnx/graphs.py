@@ -29,7 +29,8 @@ def _said(message, node=None, index=None, where=None) -> Finding:
 
 
 def _graph(g, outer: frozenset, where, out: list, main: bool = False) -> None:
-    inputs = {vi.name for vi in g.input} | {t.name for t in g.initializer}
+    inputs = {vi.name for vi in g.input} | {t.name for t in g.initializer} | \
+        {t.values.name for t in g.sparse_initializer}       # (a sparse initializer is named by its values tensor)
     if main:
         for vi in g.input:
             if not vi.type.WhichOneof("value"):

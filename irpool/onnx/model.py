@@ -276,6 +276,8 @@ def _graph(g, path, where, opsets, outer: dict, shapes: dict):
     scope = dict(outer)
     for t in g.initializer:
         scope[t.name] = Value(tuple(t.dims), t.data_type, "initializer")
+    for t in g.sparse_initializer:          # (named by its values tensor; its dense shape is its own dims)
+        scope[t.values.name] = Value(tuple(t.dims), t.values.data_type, "initializer")
     for vi in g.input:
         v = _value(vi, path)
         if vi.name in shapes:

@@ -115,3 +115,22 @@ def test_a_node_onnxruntime_refuses_for_its_arity_is_refused_by_check_and_run(tm
                 *extra)
         assert r.returncode == 2 and "onnxruntime refuses the model" in r.stderr, (extra, r.stderr)
         assert not (tmp_path / "o.npz").exists()
+
+
+def test_a_sparse_initializer_is_an_initializer():
+    """A pool reading a sparse_initializer: onnxruntime loads and runs it (check said bad-graph, "no graph input,
+    initializer or node output"); its dims are the sparse tensor's, so the wrong declared output is found."""
+    from onnx import numpy_helper
+    sparse = onnx.SparseTensorProto()
+    sparse.dims.extend([1, 1, 4, 4])
+    sparse.values.CopyFrom(numpy_helper.from_array(np.ones(2, np.float32), "w"))
+    sparse.indices.CopyFrom(numpy_helper.from_array(np.array([0, 5], np.int64), "wi"))
+    graph = helper.make_graph([helper.make_node("MaxPool", ["w"], ["y"], name="p", kernel_shape=[2, 2])], "g", [],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 5, 5])])
+    graph.sparse_initializer.append(sparse)
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)]).SerializeToString()
+    ort = pytest.importorskip("onnxruntime")
+    assert ort.InferenceSession(data, providers=["CPUExecutionProvider"]).run(None, {})[0].shape == (1, 1, 3, 3)
+    findings = irpool.check(data).findings
+    assert [f.code for f in findings] == ["shape-mismatch"], [str(f) for f in findings]
+    assert "= 3, declared 5" in findings[0].message
