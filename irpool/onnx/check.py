@@ -295,7 +295,7 @@ def _reduction(j: NodeJudged) -> NodeJudged:
         return j
     dims = j.x_shape = tuple(d if isinstance(d, int) else None for d in n.x.shape)
     j.x_type = type_name(n.x.elem_type) if n.x.elem_type else None
-    j.out = dims[:2] + (1,) * (rank - 2) if node_attrs(n.node).get("keepdims", 1) else dims[:2]
+    j.out = dims[:2] + (1,) * (rank - 2) if node_attrs(n.node).get("keepdims", 1) == 1 else dims[:2]   # (as ORT)
     return j
 
 

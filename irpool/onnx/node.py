@@ -128,7 +128,7 @@ class Reduction(Node):
         super().__init__(rule["global"], {}, opset=opset, as_onnxruntime=True)
         self.op = f"{node.op_type}-{max(v for v in rule['versions'] if v <= opset)}"
         self.types, self.axes = rule["run_types"], axes
-        self.keep = bool(node_attrs(node).get("keepdims", 1))
+        self.keep = node_attrs(node).get("keepdims", 1) == 1      # (onnxruntime keeps dims for 1 alone: measured)
 
     def run(self, x, threads: int | None = None) -> list:
         x = np.asarray(x)

@@ -158,6 +158,8 @@ def _nan_rules(j) -> bool:
 def differences(j) -> list:
     """runtime-divergence messages: where another runtime gives this node other output dims (storage_order's
     Indices included: OpenVINO gives them another shape)."""
+    if j.node.axes is not None and j.out is not None:
+        return _keepdims_difference(j)
     if j.base is None or j.out is None or j.node.node.op_type.startswith("Global"):
         return []
     out = _shape_differences(j)
@@ -176,6 +178,18 @@ def value_differences(j) -> list:
     if j.base is None or j.out is None or j.node.node.op_type.startswith("Global") or not j.plans:
         return []
     return _value_differences(j)
+
+
+def _keepdims_difference(j) -> list:
+    """A global ReduceMean/ReduceMax whose keepdims is neither 0 nor 1: onnxruntime and ONNX's inference keep the
+    reduced axes for 1 alone, OpenVINO for any value but 0 (measured, onnxruntime 1.32.0, onnx 1.23.2, OpenVINO
+    2026.4.1: keepdims 5, 2 and -1 at opsets 13 and 18)."""
+    keep = node_attrs(j.node.node).get("keepdims", 1)
+    if keep in (0, 1):
+        return []
+    kept = j.out[:2] + (1,) * (len(j.x_shape) - 2)
+    return [f"keepdims={keep}: onnxruntime's kernel and ONNX's shape inference give {shape_text(j.out)} (they keep"
+            f" the reduced axes for 1 alone); OpenVINO's ONNX frontend {shape_text(kept)} (any value but 0 keeps them)"]
 
 
 def _shape_differences(j) -> list:

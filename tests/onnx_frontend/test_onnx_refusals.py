@@ -201,3 +201,25 @@ def test_negative_same_pads_are_refused_only_where_onnxruntime_fails(elem, outpu
     got = irpool.run(model, {"x": x}, layer="p")
     for have, expected in zip(got.values(), want):
         assert have.dtype == expected.dtype and np.array_equal(have, expected)
+
+
+@pytest.mark.parametrize("op", ["ReduceMean", "ReduceMax"])
+@pytest.mark.parametrize("keepdims", [0, 1, 2, 5, -1])
+def test_keepdims_other_than_0_or_1_is_read_as_each_runtime_reads_it(op, keepdims):
+    """onnxruntime and ONNX's inference keep the reduced axes for keepdims 1 alone, OpenVINO for any value but 0
+    (crash hunt 3 found irpool keeping them for any non-zero value, as OpenVINO): check's shape is onnxruntime's,
+    and runtime-divergence gives OpenVINO's where they differ."""
+    node = helper.make_node(op, ["x"], ["y"], name="r", axes=[2, 3], keepdims=keepdims)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+    x = np.random.default_rng(3).standard_normal((1, 2, 4, 4)).astype(np.float32)
+    want = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    (got,) = irpool.run(model, {"x": x}, layer="r").values()
+    assert got.shape == want.shape
+    said = [f.message for f in irpool.check(model).findings if f.code == "runtime-divergence"]
+    ov = pytest.importorskip("openvino")
+    theirs = ov.Core().compile_model(ov.Core().read_model(model, b""), "CPU")([x])[0]
+    assert bool(said) == (theirs.shape != want.shape), said
+    if said:
+        assert f"OpenVINO's ONNX frontend [{','.join(map(str, theirs.shape))}]" in said[0], said
