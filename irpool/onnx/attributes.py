@@ -98,9 +98,9 @@ def _attributes(op: str, attrs: dict, defs: dict) -> dict:
     """`attrs` checked against the op version's definitions `defs`, with the defaults of those not given."""
     if not isinstance(attrs, dict):
         raise IRError(f"{op}: attributes must be a dict, got {type(attrs).__name__}")
-    for name in attrs:
-        if name not in defs:
-            raise IRError(f"{op} has no attribute {name!r} (it has {', '.join(sorted(defs))})")
+    unknown = unknown_attribute(op, attrs, defs)
+    if unknown:
+        raise IRError(unknown)
     a = {k: _value(op, k, v, defs[k]["type"]) for k, v in attrs.items()}
     for name, definition in defs.items():
         if name not in a and "default" in definition:
@@ -120,6 +120,20 @@ def _kernel(op: str, a: dict, rank: int | None) -> tuple:
         if name in a and len(a[name]) != n:
             raise IRError(f"{op}: attribute {name} has {len(a[name])} values, kernel_shape has {n}")
     return kernel
+
+
+def of_op(op: str, reason: str) -> str:
+    """`reason` said of op version `op` (once: a reason that names it already stands)."""
+    return reason if reason.startswith(op) else f"{op}: {reason}"
+
+
+def unknown_attribute(op: str, attrs, defs: dict) -> str | None:
+    """Why onnxruntime refuses a node with an attribute its op version does not define; None where there is none."""
+    name = next((k for k in attrs if k not in defs), None)
+    if name is None:
+        return None
+    has = f"it has {', '.join(sorted(defs))}" if defs else "it has none"
+    return f"{op} has no attribute {name!r} ({has}): onnxruntime refuses the model (\"Unrecognized attribute\")"
 
 
 def _pads(op: str, a: dict, n: int) -> tuple:
@@ -179,7 +193,7 @@ def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: in
                         p=p, storage_order=a.get("storage_order", 0),
                         layout="channels_last" if domain == NHWC else "channels_first", max_start="first")
     except IRError as e:
-        raise IRError(f"{op}: {e.reason}") from None
+        raise IRError(of_op(op, e.reason)) from None
 
 
 def pads_refusal(spec: PoolSpec) -> str | None:

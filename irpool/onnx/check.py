@@ -20,7 +20,7 @@ from .folding import fold
 from .graphs import refusals
 from .model import PoolNode, Value, label, pool_nodes, read_stripped, shape_text
 from .runtimes import empty_windows, value_differences
-from .attributes import NHWC, node_attrs, pads_refusal, to_spec
+from .attributes import NHWC, node_attrs, of_op, pads_refusal, to_spec, unknown_attribute
 from .ort_geometry import fit, ort_max_start
 from .kernels import axes_refusal, op_refusal
 
@@ -263,13 +263,17 @@ def judge(n: PoolNode) -> NodeJudged:
             j.plans = plan(j.spec, dims)
     except IRError as e:
         code = e.code if e.code in ("bad-shape", "bad-rank") else "bad-attribute"    # (as raised: core/shape.py)
-        j.error = (code, e.reason if e.reason.startswith(j.op) else f"{j.op}: {e.reason}")
+        j.error = (code, of_op(j.op, e.reason))
         return j
     return j
 
 
 def _global(j: NodeJudged, dims) -> NodeJudged:
-    """A global pool: every spatial dim becomes 1 (a rank under 3 is refused)."""
+    """A global pool: every spatial dim becomes 1 (a rank under 3, or an attribute its version lacks, refused)."""
+    unknown = unknown_attribute(j.op, node_attrs(j.node.node), load("onnx")["ops"][j.op]["attributes"])
+    if unknown:
+        j.error = ("bad-attribute", unknown)
+        return j
     if len(dims) < 3:
         j.error = ("bad-rank", f"{j.op}: X must have rank 3 or more (N, C and a spatial axis), not {len(dims)}")
         return j
@@ -325,7 +329,13 @@ def findings(j: NodeJudged) -> list:
 
 
 def _declared(j: NodeJudged, k: int, name: str, declared: Value | None) -> list:
-    """shape-mismatch where the declared shape of output k (Y, Indices) differs from the kernel's."""
+    """shape-mismatch where the declared shape of output k (Y, Indices) differs from the kernel's; bad-graph where
+    its declared element type is not the op's (onnxruntime refuses the model: crash hunt 3 found it ok)."""
+    want_type = "int64" if k else j.x_type
+    if declared is not None and declared.elem_type and want_type and type_name(declared.elem_type) != want_type:
+        return [_finding(j.node, "bad-graph", f"output {name!r} ({'Indices' if k else 'Y'}) declares"
+                         f" {type_name(declared.elem_type)}; {j.op} gives {want_type}: onnxruntime refuses the model"
+                         " (\"Type Error: Type ... does not match expected type\")")]
     if declared is None or declared.shape is None or j.out is None:
         return []
     want = j.out

@@ -36,6 +36,9 @@ def _graph(g, outer: frozenset, where, out: list, main: bool = False) -> None:
             if not vi.type.WhichOneof("value"):
                 out.append(_said(f"model input {vi.name!r} has no type: onnxruntime refuses the model (\"does not have"
                                  " type information\")"))
+            elif vi.type.HasField("tensor_type") and not vi.type.tensor_type.elem_type:
+                out.append(_said(f"model input {vi.name!r} has element type UNDEFINED (0): onnxruntime refuses the"
+                                 " model (\"Invalid tensor data type 0\")"))
     made = {}
     for i, node in enumerate(g.node):
         for name in node.output:

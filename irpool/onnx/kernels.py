@@ -24,6 +24,11 @@ def op_refusal(n) -> tuple:
     except IRError as e:
         return ("unknown-opset", e.reason), None
     op_def = load("onnx")["ops"][op]
+    names = [a.name for a in n.node.attribute]
+    twice = next((a for k, a in enumerate(names) if a in names[:k]), None)
+    if twice is not None:
+        return ("bad-graph", f"attribute {twice!r} appears twice: onnxruntime refuses the model (\"Attribute"
+                f" '{twice}' appeared multiple times\")"), op
     if len(n.node.input) != 1 or not n.node.input[0]:
         return ("bad-graph", f"{op} takes one input, X; the node lists {list(n.node.input)}: onnxruntime refuses the"
                 " model (the node does not match its schema)"), op

@@ -12,7 +12,7 @@ from ..dtypes import narrow, widen
 from ..errors import IRError
 from ..opdefs import load
 from .eigen_sum import eigen_mean
-from .attributes import NHWC, node_attrs, op_version, pads_refusal, to_spec
+from .attributes import NHWC, node_attrs, of_op, op_version, pads_refusal, to_spec
 from .ort_geometry import fit, ort_axis, ort_max_start
 
 
@@ -84,7 +84,7 @@ class Node:
                 return [narrow(y, x.dtype), indices]
             return [narrow(pool(widen(x), spec, threads=threads), x.dtype)]
         except IRError as e:
-            raise IRError(f"{self.op}: {e.reason}") from None
+            raise IRError(of_op(self.op, e.reason)) from None
 
 
     def _mlas(self, x) -> bool:
