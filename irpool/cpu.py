@@ -182,6 +182,8 @@ def choose(name) -> str | Tier:
     (a CPU from its flags: profile()) is taken as it is."""
     if isinstance(name, Tier):
         return name
+    if name is not None and not isinstance(name, str):
+        raise IRError(f"cpu takes a tier's name (host, all, avx2, ...), got a {type(name).__name__}")
     name = (name or HOST).strip().lower()
     if name not in (HOST, ALL):
         return named(name).profile or name

@@ -7,7 +7,7 @@ import os
 from . import cpu as cpu_tiers
 from .errors import IRError
 from .given import valid
-from .limits import MAX_BYTES
+from .limits import MAX_BYTES, bytes_limit
 
 
 def kind(source) -> str:
@@ -56,7 +56,7 @@ def check(source, *, max_bytes: int = MAX_BYTES, explain=False, bin=None, shapes
     ONEDNN_MAX_CPU_ISA as the plugin takes it), a tier's name ("avx2", "avx512-bf16", "amx", ...: irpool.cpu),
     or "all" (a cpu-dependent warning names the tiers that refuse a layer)."""
     with cpu_tiers.judging(cpu):
-        return _check(source, max_bytes, explain, bin, valid(shapes), file)
+        return _check(source, bytes_limit(max_bytes), explain, bin, valid(shapes), file)
 
 
 def _check(source, max_bytes, explain, bin, shapes, file):  # noqa: A002
@@ -72,6 +72,7 @@ def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None, bin=No
     """irpool.load on either front end: an IR Program, or one node of an .onnx model (layer= its id or name, as
     irpool.select reads it: "id:8" and "name:8" say which where "8" is one layer's id and another's name).
     `cpu`: the CPU tier whose verdicts and rounding an IR program follows ("host" by default; not "all")."""
+    max_bytes = bytes_limit(max_bytes)
     if kind(source) == "onnx":
         from .onnx.program import load as onnx_load
         return onnx_load(source, layer=layer, max_bytes=max_bytes)
@@ -92,7 +93,7 @@ def explain(source, layer: str | None = None, *, max_bytes: int = MAX_BYTES, bin
             cpu: str | None = None) -> str:
     """irpool.explain on either front end: a text block per pooling layer (node), as `irpool explain` prints."""
     entries = []
-    each_entry(source, entries.append, layer, max_bytes=max_bytes, bin=bin, shapes=valid(shapes), cpu=cpu)
+    each_entry(source, entries.append, layer, max_bytes=bytes_limit(max_bytes), bin=bin, shapes=valid(shapes), cpu=cpu)
     return "\n".join(render(e) for e in sorted(entries, key=lambda e: e["line"] or 0))
 
 

@@ -12,6 +12,14 @@ _ASK_PAST = 1 << 28     # outputs and buffers of fewer bytes are not weighed aga
 #                         /proc/meminfo in a net of a million small pools)
 
 
+def bytes_limit(max_bytes) -> int:
+    """The Python API's `max_bytes`, a whole number of bytes; IRError for anything else (crash hunt 3: None and "5"
+    ended in a TypeError)."""
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+        raise IRError(f"max_bytes takes a whole number of bytes, 0 or more, got {max_bytes!r}")
+    return max_bytes
+
+
 def available_memory() -> int | None:
     """The bytes this machine can give a process now (Linux's MemAvailable; None where it is not known)."""
     try:

@@ -64,6 +64,8 @@ def pool(x, spec: PoolSpec, *, indices: bool = False, threads: int | None = None
     `threads`: how many chunks run at once (None: every core; 1: this thread only).
     """
     x = np.asarray(x)
+    if not isinstance(spec, PoolSpec):
+        raise IRError(f"pool takes a PoolSpec, got a {type(spec).__name__}")
     if x.ndim != spec.ndim + 2:
         raise IRError(f"input has rank {x.ndim} but the kernel has {spec.ndim} spatial axes"
                       f" (rank {spec.ndim + 2} expected)")

@@ -5,6 +5,8 @@ arithmetic (`shape.py`) and the execution (`pool.py`) read nothing else.
 """
 from __future__ import annotations
 
+import operator
+
 from dataclasses import dataclass
 
 from ..errors import IRError
@@ -38,8 +40,8 @@ MAX_DIM = 2 ** 31 - 1
 
 def _ints(name: str, value, n: int | None, *, minimum: int) -> tuple[int, ...]:
     try:
-        vals = tuple(int(v) for v in value)
-    except (TypeError, ValueError):
+        vals = tuple(operator.index(v) for v in value)       # (2.9 is refused, not read as 2; numpy ints taken)
+    except TypeError:
         raise IRError(f"{name} must be a list of integers, got {value!r}") from None
     if n is not None and len(vals) != n:
         raise IRError(f"{name} has {len(vals)} values but the kernel has {n} spatial axes")

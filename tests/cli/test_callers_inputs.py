@@ -108,3 +108,18 @@ def test_an_input_too_large_for_memory_names_the_input_file(tmp_path):
     r = cli("run", SMALL, "-i", f"image={tmp_path / 'huge.npy'}", "-o", tmp_path / "o.npz")
     assert r.returncode == 2, r.stderr
     assert f"cannot read input file {tmp_path / 'huge.npy'}: its arrays do not fit" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("call", ["kernel floats", "cpu int", "max_bytes None", "max_bytes str", "pool None"])
+def test_the_apis_odd_arguments_raise_irerror(call):
+    """Crash hunt 3: PoolSpec took kernel (2.9, 1.5) as (2, 1), and these ended in AttributeError or TypeError, where
+    README says every refusal raises IRError."""
+    x = np.zeros((1, 1, 4, 4), np.float32)
+    act = {"kernel floats": lambda: irpool.PoolSpec(kernel=(2.9, 1.5)),
+           "cpu int": lambda: irpool.check(str(SMALL), cpu=5),
+           "max_bytes None": lambda: irpool.check(str(SMALL), max_bytes=None),
+           "max_bytes str": lambda: irpool.run(str(SMALL), {"image": x}, max_bytes="5"),
+           "pool None": lambda: irpool.pool(x, None)}[call]
+    with pytest.raises(irpool.IRError):
+        act()
+    assert irpool.PoolSpec(kernel=(np.int64(2), 2)).kernel == (2, 2)
