@@ -39,6 +39,12 @@ def _graph(g, outer: frozenset, where, out: list, main: bool = False) -> None:
             elif vi.type.HasField("tensor_type") and not vi.type.tensor_type.elem_type:
                 out.append(_said(f"model input {vi.name!r} has element type UNDEFINED (0): onnxruntime refuses the"
                                  " model (\"Invalid tensor data type 0\")"))
+    seen = set()
+    for vi in g.input:
+        if vi.name in seen:
+            out.append(_said(f"graph input {vi.name!r} is declared twice: onnxruntime refuses the model (\"Duplicate"
+                             " definition-site\")", where=where))
+        seen.add(vi.name)
     made = {}
     for i, node in enumerate(g.node):
         for name in node.output:

@@ -161,3 +161,26 @@ def test_what_onnxruntime_refuses_of_a_pool_node_is_an_error(case, code, said):
     assert said.split(" (")[0] in str(refused.value) or said in str(refused.value), str(refused.value)
     findings = irpool.check(data).findings
     assert [f.code for f in findings] == [code] and said in findings[0].message, [str(f) for f in findings]
+
+
+def test_fix_leaves_a_graph_onnxruntime_refuses_as_it_is(tmp_path):
+    """A MaxPool whose output takes the graph input's name, and a graph that declares its input twice: onnxruntime
+    refuses both (the second is now a bad-graph error too); --fix rewrote the first's dims anew at every run and
+    'fixed' the second by its last declaration (crash hunt 3). Both are left as they are."""
+    vi = helper.make_tensor_value_info
+
+    def model(out, inputs, outputs):
+        node = helper.make_node("MaxPool", ["x"], [out], name="p", kernel_shape=[2, 2])
+        graph = helper.make_graph([node], "g", inputs, outputs)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)]).SerializeToString()
+    cases = {"a.onnx": model("x", [vi("x", TensorProto.FLOAT, [1, 1, 8, 8])], [vi("x", TensorProto.FLOAT, [1, 1, 5, 5])]),
+             "b.onnx": model("y", [vi("x", TensorProto.FLOAT, [1, 1, 8, 8]), vi("x", TensorProto.FLOAT, [1, 1, 4, 4])],
+                             [vi("y", TensorProto.FLOAT, [1, 1, 7, 7])])}
+    ort = pytest.importorskip("onnxruntime")
+    for name, data in cases.items():
+        with pytest.raises(Exception, match="Duplicate definition"):
+            ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+        (tmp_path / name).write_bytes(data)
+        r = cli("check", "--fix", tmp_path / name)
+        assert r.returncode == 1 and "[bad-graph]" in r.stdout and "fixed" not in r.stdout, r.stdout
+        assert (tmp_path / name).read_bytes() == data
