@@ -229,7 +229,7 @@ def against(runtime: str, file: str, program, inputs: dict, ours: dict, *, layer
     if not kinds:
         print(f"irpool and {name} agree bit for bit", file=out)
         return 0
-    case = documented(runtime, program_kind(file), context(program, ours), kinds)
+    case = documented(runtime, program_kind(file), context(program, ours, inputs), kinds)
     print(f"documented: {case}" if case else "not one of the documented differences (schemas/against.json): please"
           " report it", file=out)
     return 1
@@ -303,19 +303,27 @@ def _print_one(key: str, c, name: str, out) -> None:
         print(f"  at {list(at)}: irpool {shown(o)}, {name} {shown(t)}", file=out)
 
 
-def context(program, ours: dict) -> dict:
-    """What a documented case is told apart by: the op type, its opset, how many outputs, its spatial ranks."""
+def context(program, ours: dict, inputs=None) -> dict:
+    """What a documented case is told apart by: the op type, its opset, how many outputs, its spatial ranks, an ONNX
+    node's attributes, what the inputs hold (NaN, a zero: crash hunt 3 found cases named whose conditions did not
+    hold)."""
+    attrs = {}
     if hasattr(program, "pool"):
-        op, opset = program.pool.node.op_type, program.pool.opset
+        from .onnx.attributes import node_attrs
+        op, opset, attrs = program.pool.node.op_type, program.pool.opset, node_attrs(program.pool.node)
     elif program.snippet is not None:
         op, opset = program.snippet.type, None
     else:
         op, opset = None, None
+    arrays = [np.asarray(a) for a in (inputs or {}).values()]
+    holds = {"nan"} if any(a.dtype.kind == "f" and np.isnan(a).any() for a in arrays) else set()
+    holds |= {"zero"} if any(a.dtype.kind in "fiu" and (a == 0).any() for a in arrays) else set()
     first = np.asarray(next(iter(ours.values()))) if ours else np.zeros(0)
     spatial = {f"{first.ndim - 2}d"} if first.ndim > 2 else set()
     if first.ndim > 2 and all(d == 1 for d in first.shape[2:]):
         spatial.add("global")
-    return {"type": op, "opset": opset, "outputs": len(ours), "spatial": spatial}
+    return {"type": op, "opset": opset, "outputs": len(ours), "spatial": spatial, "attrs": attrs, "holds": holds,
+            "dtypes": {a.dtype.name for a in arrays}}
 
 
 def documented(runtime: str, front_end: str, ctx: dict, kinds: set) -> str | None:
@@ -327,11 +335,20 @@ def documented(runtime: str, front_end: str, ctx: dict, kinds: set) -> str | Non
             continue
         if case.get("outputs", ctx["outputs"]) != ctx["outputs"]:
             continue
-        if "spatial" in case and not ctx["spatial"] & set(case["spatial"]):
+        if "spatial" in case and not ctx["spatial"] & set(case["spatial"]) or not _conditions_hold(case, ctx):
             continue
         if kinds <= set(case["kinds"]):
             return f"{_text(case)} ({case['see']})"
     return None
+
+
+def _conditions_hold(case: dict, ctx: dict) -> bool:
+    """A case's attrs, nonzero and input_has, against the node and the inputs (schemas/against.json's _about)."""
+    attrs = ctx.get("attrs", {})
+    return all(attrs.get(k, 0) == v for k, v in case.get("attrs", {}).items()) and \
+        all(any(attrs.get(k) or ()) for k in case.get("nonzero", ())) and \
+        ("input_has" not in case or bool(ctx.get("holds", set()) & set(case["input_has"]))) and \
+        ("dtypes" not in case or bool(ctx.get("dtypes", set()) & set(case["dtypes"])))
 
 
 def _text(case: dict) -> str:

@@ -93,9 +93,32 @@ def test_documented_cases_are_read_from_the_schema():
     mean = {"type": "ReduceMean", "opset": None, "outputs": 1, "spatial": {"2d", "global"}}
     assert "global ReduceMean" in documented("openvino", "ir", mean, {"ulps"})
     assert documented("openvino", "ir", mean, {"zero_sign"}) is None
-    gmax = {"type": "GlobalMaxPool", "opset": 12, "outputs": 1, "spatial": {"2d", "global"}}
+    gmax = {"type": "GlobalMaxPool", "opset": 12, "outputs": 1, "spatial": {"2d", "global"}, "holds": {"nan"}}
     from irpool.opdefs import load
     assert documented("openvino", "onnx", gmax, {"nan"}).startswith(load("onnx")["runtimes"]["openvino_global_max_nan"])
+    assert documented("openvino", "onnx", dict(gmax, holds=set()), {"nan"}) is None       # (no NaN, no zero given)
+
+
+def test_a_case_is_named_only_where_its_conditions_hold():
+    """Crash hunt 3 found cases named by op type and kinds alone: the count_include_pad case for an AveragePool
+    without it, the NaN case for an input without NaN, the storage_order case for a node without it."""
+    from irpool.opdefs import load
+    rules = load("onnx")["runtimes"]
+    avg = {"type": "AveragePool", "opset": 12, "outputs": 1, "spatial": {"2d"}, "holds": set()}
+    order = "a mean's (or an Lp norm's) last bits"
+    assert documented("openvino", "onnx", dict(avg, attrs={}), {"ulps"}).startswith(order)
+    said = documented("openvino", "onnx", dict(avg, attrs={"count_include_pad": 1, "pads": [1, 1, 1, 1]}), {"ulps"})
+    assert said.startswith(rules["openvino_count_include_pad"])
+    assert documented("openvino", "onnx", dict(avg, attrs={"count_include_pad": 1, "pads": [0, 0, 0, 0]}),
+                      {"ulps"}).startswith(order)
+    assert documented("openvino", "onnx", dict(avg, attrs={}), {"nan"}) is None
+    assert documented("openvino", "onnx", dict(avg, type="MaxPool", dtypes={"float64"}), {"ulps"}).startswith("a double")
+    mp = {"type": "MaxPool", "opset": 22, "outputs": 1, "spatial": {"2d"}, "attrs": {}}
+    assert documented("openvino", "onnx", dict(mp, holds=set()), {"ulps"}) is None
+    assert documented("openvino", "onnx", dict(mp, holds={"nan"}), {"nan"}).startswith(rules["openvino_nan_first"])
+    assert documented("openvino", "onnx", dict(mp, holds=set(), attrs={"kernel_shape": [2, 2]}), {"shape"}) is None
+    assert documented("openvino", "onnx", dict(mp, holds=set(), attrs={"storage_order": 1}),
+                      {"values"}).startswith(rules["openvino_storage_order"])
 
 
 # -- against the real runtimes -----------------------------------------------------------------------------------
