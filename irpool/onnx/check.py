@@ -17,7 +17,7 @@ from ..limits import MAX_BYTES
 from ..opdefs import load
 from ..report import Finding, Report
 from .folding import fold
-from .graphs import refusals
+from .graphs import refusals, unordered
 from .model import PoolNode, Value, label, pool_nodes, read_stripped, shape_text
 from .runtimes import empty_windows, value_differences
 from .attributes import NHWC, node_attrs, of_op, pads_refusal, to_spec, unknown_attribute
@@ -71,8 +71,12 @@ def check(source, *, max_bytes: int = MAX_BYTES, shapes: dict | None = None, fil
         report.findings.append(f)
     static = _inputs_static(model, shapes)
     values = []                             # (node, kind) of every value divergence: one finding for the file
+    cyclic = unordered(model.graph)         # (on a cycle or behind one: bad-graph says so; no shape is known there)
     for j in judge_all(model, shapes, stripped):
         report.count(j.kind)
+        if j.node.graph == () and j.node.index in cyclic:
+            report.uncheck(j.kind, "they are on a cycle of the graph, or behind one: no input shape is known there")
+            continue
         if j.error is None and j.x_shape is not None and all(d is None for d in j.x_shape[2:]) and \
                 j.node.axes is None:
             report.uncheck(j.kind, "their spatial input dims are symbolic, so their output dims are"

@@ -81,7 +81,24 @@ def _graph(g, outer: frozenset, where, out: list, main: bool = False) -> None:
 
 
 def _cycle(g, made: dict, given) -> int | None:
-    """A node on a cycle (Kahn's algorithm over the edges from each name's producer), or None."""
+    """A node on a cycle, or None."""
+    stuck = _unordered(g, made, given)
+    return min(stuck) if stuck else None
+
+
+def unordered(g) -> set:
+    """The main graph's nodes on a cycle or behind one, which no order runs (their inputs' shapes are not known)."""
+    inputs = {vi.name for vi in g.input} | {t.name for t in g.initializer}
+    made = {}
+    for i, node in enumerate(g.node):
+        for name in node.output:
+            if name:
+                made.setdefault(name, i)
+    return _unordered(g, made, inputs)
+
+
+def _unordered(g, made: dict, given) -> set:
+    """The nodes Kahn's algorithm over the edges from each name's producer leaves unordered."""
     users, need = {}, []
     for i, node in enumerate(g.node):
         deps = {made[n] for n in node.input if n and n in made and n not in given}
@@ -89,12 +106,10 @@ def _cycle(g, made: dict, given) -> int | None:
         for d in deps:
             users.setdefault(d, []).append(i)
     ready = [i for i, k in enumerate(need) if k == 0]
-    done = 0
     while ready:
         i = ready.pop()
-        done += 1
         for u in users.get(i, ()):
             need[u] -= 1
             if need[u] == 0:
                 ready.append(u)
-    return None if done == len(g.node) else next(i for i, k in enumerate(need) if k > 0)
+    return {i for i, k in enumerate(need) if k > 0}

@@ -184,3 +184,20 @@ def test_fix_leaves_a_graph_onnxruntime_refuses_as_it_is(tmp_path):
         r = cli("check", "--fix", tmp_path / name)
         assert r.returncode == 1 and "[bad-graph]" in r.stdout and "fixed" not in r.stdout, r.stdout
         assert (tmp_path / name).read_bytes() == data
+
+
+def test_a_cycle_is_said_once_not_judged_on_shapes_made_up_for_it():
+    """Two MaxPools that read each other's output: onnxruntime refuses the graph (checked here); check says so once,
+    and judges no node of the cycle on the shapes ONNX's inference makes up for it (an audit found a shape-mismatch
+    and two runtime-divergences on an input [1,1,1] nobody gives)."""
+    vi = helper.make_tensor_value_info
+    nodes = [helper.make_node("MaxPool", ["y2"], ["y"], name="pool", kernel_shape=[2], strides=[2], pads=[0, 1]),
+             helper.make_node("MaxPool", ["y"], ["y2"], name="p2", kernel_shape=[2])]
+    graph = helper.make_graph(nodes, "g", [vi("x", TensorProto.FLOAT, [1, 1, 6])], [vi("y", TensorProto.FLOAT, [1, 1, 3])])
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)]).SerializeToString()
+    ort = pytest.importorskip("onnxruntime")
+    with pytest.raises(Exception, match="not acyclic|cycle"):
+        ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    report = irpool.check(data)
+    assert [f.code for f in report.findings] == ["bad-graph"], [str(f) for f in report.findings]
+    assert report.pooling_layers == 2 and sum(sum(k.values()) for k in report.unchecked.values()) == 2
