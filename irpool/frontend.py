@@ -86,6 +86,8 @@ def load(source, *, max_bytes: int = MAX_BYTES, layer: str | None = None, bin=No
 def run(source, inputs, *, max_bytes: int = MAX_BYTES, threads: int | None = None, layer: str | None = None,
         bin=None, cpu: str | None = None) -> dict:  # noqa: A002
     """irpool.run on either front end: load(...).run(inputs, threads)."""
+    if inputs is None:
+        raise IRError("run takes the inputs: an array, or {input name: array}; got None")
     return load(source, max_bytes=max_bytes, layer=layer, bin=bin, cpu=cpu).run(inputs, threads)
 
 

@@ -35,8 +35,8 @@ class Node:
         self.as_onnxruntime = as_onnxruntime
         self.op = op_version(op_type, opset, domain)
         d = load("onnx")["ops"][self.op]
-        if outputs not in range(1, d["outputs"] + 1):
-            raise IRError(f"{self.op} has {d['outputs']} output(s), {outputs} asked for")
+        if isinstance(outputs, bool) or not isinstance(outputs, int) or outputs not in range(1, d["outputs"] + 1):
+            raise IRError(f"{self.op} has {d['outputs']} output(s), {outputs!r} asked for")
         self.outputs = outputs
         self.types = d.get("onnxruntime_types", d["types"]) if as_onnxruntime else d["types"]   # (a model's: as ORT)
         self.specs = {}          # input rank (or, for a global pool, shape) -> PoolSpec

@@ -81,7 +81,7 @@ class NodeProgram:
     def run(self, inputs, threads: int | None = None) -> dict:
         x_name = self.pool.node.input[0] if self.pool.node.input else "0"
         if isinstance(inputs, dict):
-            keys = [k for k in ("0", x_name) if k in inputs]
+            keys = [k for k in ("0", 0, x_name) if k in inputs]          # (0 as a number is 0 too)
             if len(inputs) != 1 or not keys:
                 raise self._located(IRError(f"give the node's input X as 0 or {x_name!r}, once; got"
                                             f" {', '.join(map(repr, inputs)) or 'nothing'}", code="bad-input"))

@@ -123,3 +123,21 @@ def test_the_apis_odd_arguments_raise_irerror(call):
     with pytest.raises(irpool.IRError):
         act()
     assert irpool.PoolSpec(kernel=(np.int64(2), 2)).kernel == (2, 2)
+
+
+def test_the_apis_run_inputs_are_said_plainly():
+    """Crash hunt 3: run(xml, None) said "input 'image' has shape []", an ONNX node given {0: x} (the number) was
+    refused as "give ... as 0 or 'x'; got 0", and outputs="2" was said "2 output(s), 2 asked for"."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    import irpool.onnx
+    with pytest.raises(irpool.IRError, match="got None"):
+        irpool.run(str(SMALL), None)
+    graph = helper.make_graph([helper.make_node("MaxPool", ["x"], ["y"], name="p", kernel_shape=[2, 2])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    (y,) = irpool.run(onnx.helper.make_model(graph).SerializeToString(), {0: x}, layer="p").values()
+    assert y.tolist() == [[[[5.0, 6.0, 7.0], [9.0, 10.0, 11.0], [13.0, 14.0, 15.0]]]]
+    with pytest.raises(irpool.IRError, match="'2' asked for"):
+        irpool.onnx.run("MaxPool", x, {"kernel_shape": [2, 2]}, opset=12, outputs="2")
