@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from ... import empty
 from ...core import axis_names, plan
+from ...core.spec import MAX_DIM
 from ...errors import IRError
 from ...opdefs import load
 from ..ops import negpads
@@ -95,7 +96,9 @@ def dims_findings(j: Judged) -> list:
         return []
     x = layer.inputs[0]
     if e is not None:
-        return [Found("bad-shape", f"{pl.op}: {e.reason}", x.line)]
+        stand_in = f" ({MAX_DIM} stands for the kernel as written, larger than any input: the lenient-attribute" \
+            " warning says how OpenVINO reads it)" if MAX_DIM in pl.spec.kernel and "kernel" in pl.layer.data else ""
+        return [Found("bad-shape", f"{pl.op}: {e.reason}{stand_in}", x.line)]
     if j.refusal:
         said.append(Found(*j.refusal, x.line))
     windows = empty.empty_windows(j.plans) if j.plans and pl.spec.reduction == "max" else []
