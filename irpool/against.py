@@ -181,7 +181,7 @@ def _ask(runtime: str, request: dict, folder: str, cpu: str | None) -> dict:
     with open(path, "w", encoding="utf-8") as f:
         json.dump(request, f)
     env = dict(os.environ)
-    isa = _isa_limit(cpu)
+    isa = _isa_limit(cpu) if runtime == "openvino" else None     # (oneDNN's limit: OpenVINO's alone)
     if isa:
         env["ONEDNN_MAX_CPU_ISA"] = isa
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -211,7 +211,7 @@ def against(runtime: str, file: str, program, inputs: dict, ours: dict, *, layer
     with signals_as_exit(), tempfile.TemporaryDirectory(prefix="irpool-against-") as folder:   # (SIGTERM: removed)
         answer = _ask(runtime, _request(runtime, file, program, inputs, layer, bin, folder), folder, cpu)
     name = RUNTIMES[runtime][1]
-    isa = _isa_limit(cpu)
+    isa = _isa_limit(cpu) if runtime == "openvino" else None     # (oneDNN's limit: OpenVINO's alone)
     print(f"against {name} {answer['version']}: {HOW[runtime]}" + (f", ONEDNN_MAX_CPU_ISA={isa}" if isa else "")
           + _what_ran(program, file, layer),
           file=out)

@@ -22,6 +22,9 @@ def read(text_items) -> dict:
             raise IRError(f"--shape takes NAME=1,3,224,224, got {item!r}") from None
         if not name or not values or any(not 0 <= v <= MOST_DIM for v in values):
             raise IRError(f"--shape takes NAME=1,3,224,224 (dims of 0 to 2^63 - 1), got {item!r}")
+        if name in shapes:
+            raise IRError(f"--shape gives input {name!r} twice ({','.join(map(str, shapes[name]))} and"
+                          f" {','.join(map(str, values))})")
         shapes[name] = values
     return shapes
 

@@ -234,7 +234,8 @@ def load_arrays(items) -> Arrays:
             elif len(data) == 1:
                 add(name, next(iter(data.values())), path)
             else:
-                raise IRError(f"{path} holds arrays {', '.join(map(repr, data))}, none named {name!r}: say which"
+                shown = ", ".join(map(repr, list(data)[:8])) + (f" and {len(data) - 8} more" if len(data) > 8 else "")
+                raise IRError(f"{path} holds arrays {shown}, none named {name!r}: say which"
                               f" with -i {name}=<file holding one array>, or name the inputs in the .npz")
         elif name is None:
             raise IRError(f"-i {item}: a .npy holds one unnamed array; give it a name: -i NAME={path}")

@@ -18,8 +18,12 @@ def find(model, layer: str | None, file: str | None, stripped=None):
     if layer is None:
         raise IRError("an .onnx model is run one pooling node at a time: give --layer NODE (its name or output"
                       f" name); its pooling nodes: {_names(nodes)}", file=file)
-    n = select.pick(layer, nodes, index, lambda n: (n.node.name, *n.node.output), describe, file, "pooling node",
-                    "index")[0]
+    found = select.pick(layer, nodes, index, lambda n: (n.node.name, *n.node.output), describe, file, "pooling node",
+                        "index")
+    if len(found) > 1:                  # (as IR refuses a name two layers have: never a silent pick)
+        raise IRError(f"{len(found)} pooling nodes have the name {layer!r} ({', '.join(describe(x) for x in found)}):"
+                      " give its index (--layer id:N)", file=file, code="no-such-layer")
+    n = found[0]
     if n.x is None or n.x.shape is None or not n.x.elem_type:       # (X as check knows it: inferred, computed)
         from .check import judge_all
         same = (n.graph, n.where, n.index)

@@ -141,3 +141,13 @@ def test_the_apis_run_inputs_are_said_plainly():
     assert y.tolist() == [[[[5.0, 6.0, 7.0], [9.0, 10.0, 11.0], [13.0, 14.0, 15.0]]]]
     with pytest.raises(irpool.IRError, match="'2' asked for"):
         irpool.onnx.run("MaxPool", x, {"kernel_shape": [2, 2]}, opset=12, outputs="2")
+
+
+def test_a_shape_given_twice_and_a_long_npz_are_said_in_one_line(tmp_path):
+    """--shape for one input twice was taken silently (the last); an .npz of 2,000 arrays, none the input's, listed
+    every name."""
+    r = cli("check", SMALL, "--shape", "image=1,4,16,16", "--shape", "image=1,4,8,8")
+    assert r.returncode == 2 and "--shape gives input 'image' twice" in r.stderr, r.stderr
+    np.savez(tmp_path / "many.npz", **{f"a{k}": np.zeros(1, np.float32) for k in range(2000)})
+    r = cli("run", SMALL, "-i", f"image={tmp_path / 'many.npz'}", "-o", tmp_path / "o.npz")
+    assert r.returncode == 2 and "and 1992 more, none named 'image'" in r.stderr and len(r.stderr) < 600, r.stderr

@@ -201,3 +201,28 @@ def test_a_cycle_is_said_once_not_judged_on_shapes_made_up_for_it():
     report = irpool.check(data)
     assert [f.code for f in report.findings] == ["bad-graph"], [str(f) for f in report.findings]
     assert report.pooling_layers == 2 and sum(sum(k.values()) for k in report.unchecked.values()) == 2
+
+
+def test_a_name_two_pooling_nodes_have_is_refused_as_ir_refuses_it(tmp_path):
+    """--layer p where two MaxPool nodes are named p: refused naming both (it picked the first, silently)."""
+    vi = helper.make_tensor_value_info
+    nodes = [helper.make_node("MaxPool", ["x"], ["y"], name="p", kernel_shape=[2, 2]),
+             helper.make_node("MaxPool", ["y"], ["z"], name="p", kernel_shape=[2, 2])]
+    graph = helper.make_graph(nodes, "g", [vi("x", TensorProto.FLOAT, [1, 1, 8, 8])], [vi("z", TensorProto.FLOAT, None)])
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)]).SerializeToString()
+    with pytest.raises(irpool.IRError, match="2 pooling nodes have the name 'p'"):
+        irpool.run(data, np.zeros((1, 1, 8, 8), np.float32), layer="p")
+    (z,) = irpool.run(data, np.zeros((1, 1, 7, 7), np.float32), layer="id:1").values()
+    assert z.shape == (1, 1, 6, 6)
+
+
+def test_the_cpu_limit_is_not_said_for_onnxruntime(tmp_path):
+    """--cpu avx2 --against onnxruntime: oneDNN's ONEDNN_MAX_CPU_ISA is OpenVINO's, not onnxruntime's; the header no
+    longer says onnxruntime ran under it."""
+    pytest.importorskip("onnxruntime")
+    (tmp_path / "m.onnx").write_bytes(_pool_model())
+    np.save(tmp_path / "x.npy", np.random.default_rng(0).standard_normal((1, 1, 8, 8)).astype(np.float32))
+    r = cli("run", tmp_path / "m.onnx", "--layer", "p", "-i", f"0={tmp_path / 'x.npy'}", "--cpu", "avx2",
+            "--against", "onnxruntime")
+    assert r.returncode == 0 and "against onnxruntime" in r.stdout and "ONEDNN_MAX_CPU_ISA" not in r.stdout, \
+        r.stdout + r.stderr
