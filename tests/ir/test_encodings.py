@@ -60,3 +60,16 @@ def test_a_str_its_declared_encoding_cannot_write_is_refused_saying_so():
         irpool.check(text)
     with pytest.raises(irpool.IRError, match="which Python does not know"):
         irpool.check('<?xml version="1.0" encoding="no-such-codec"?>' + BODY)
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-32"])
+def test_a_dtd_in_a_wide_encoding_is_refused_before_lxml_reads_a_byte(tmp_path, codec):
+    """The prolog's scan reads the document's first bytes to tell its encoding (a change of this stop read them after
+    the four UTF-32's byte order mark needed, and the scan saw the wrong bytes; lxml's own DTD check then caught it
+    later): a DTD is refused as the Document is opened."""
+    from irpool.ir.read.document import Document
+    text = f'<?xml version="1.0" encoding="{codec.upper()}"?>\n<!DOCTYPE net [<!ENTITY k "2,2">]>\n' + BODY
+    path = tmp_path / "dtd.xml"
+    path.write_bytes(text.encode(codec))
+    with pytest.raises(irpool.IRError, match="declares a DTD"):
+        Document(str(path))

@@ -91,6 +91,7 @@ class Document:
         self._stream, self.file = opened or open_source(source, max_bytes)
         try:
             self._encoding = push_encoding(self._stream.read(4))
+            self._stream.seek(0)
             root_tag = check_prolog(self._stream, self.file)
         except BaseException:
             self._close()
