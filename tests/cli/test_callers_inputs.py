@@ -77,10 +77,21 @@ def _npy(path, header: str, payload: bytes = b"") -> None:
 
 
 def test_a_npy_header_past_numpys_safe_size_says_so(tmp_path):
-    _npy(tmp_path / "x.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4, 16, 16), " + " " * 100_000 + "}")
-    with pytest.raises(ValueError, match="max_header_size"):         # (what numpy itself says of it)
+    """numpy 1.24 and later refuse a header past max_header_size (10,000 bytes); older ones (the floors' 1.22) read it:
+    irpool says what the installed numpy does."""
+    payload = np.zeros((1, 4, 16, 16), np.float32).tobytes()
+    _npy(tmp_path / "x.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4, 16, 16), " + " " * 100_000 + "}",
+         payload)
+    try:
         np.load(tmp_path / "x.npy", allow_pickle=False)
+        numpy_reads = True
+    except ValueError as e:
+        assert "max_header_size" in str(e)                          # (what numpy itself says of it)
+        numpy_reads = False
     r = cli("run", SMALL, "-i", f"image={tmp_path / 'x.npy'}", "-o", tmp_path / "o.npz")
+    if numpy_reads:
+        assert r.returncode == 0, r.stderr
+        return
     assert r.returncode == 2 and "header is longer than numpy reads safely" in r.stderr, r.stderr
     assert "Python objects" not in r.stderr and not (tmp_path / "o.npz").exists()
 
