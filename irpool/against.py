@@ -174,14 +174,14 @@ def _in_a_net(file: str, x: np.ndarray, names: list, folder: str) -> str:
 _CHILD = "import sys; sys.path.insert(0, sys.argv.pop(1)); from irpool.against_child import main; main()"
 
 
-def _ask(runtime: str, request: dict, folder: str, cpu: str | None) -> dict:
-    """Run the child; its answer: {"version", "outputs": [[names, array, type]], "refused"?, "crashed"?}."""
+def _ask(runtime: str, request: dict, folder: str, isa: str | None) -> dict:
+    """Run the child (under ONEDNN_MAX_CPU_ISA=`isa`, if any); its answer: {"version", "outputs": [[names, array,
+    type]], "refused"?, "crashed"?}."""
     request = dict(request, runtime=runtime, answer=os.path.join(folder, "answer"))
     path = os.path.join(folder, "request.json")
     with open(path, "w", encoding="utf-8") as f:
         json.dump(request, f)
     env = dict(os.environ)
-    isa = _isa_limit(cpu) if runtime == "openvino" else None     # (oneDNN's limit: OpenVINO's alone)
     if isa:
         env["ONEDNN_MAX_CPU_ISA"] = isa
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -208,10 +208,10 @@ def against(runtime: str, file: str, program, inputs: dict, ours: dict, *, layer
         layer = None            # (--layer on a bare <layer> names the layer itself: run in a net, as without it)
     if layer is not None and getattr(program, "layout", "planar") != "planar":
         ours = _as_cut(program, inputs, ours, out)
-    with signals_as_exit(), tempfile.TemporaryDirectory(prefix="irpool-against-") as folder:   # (SIGTERM: removed)
-        answer = _ask(runtime, _request(runtime, file, program, inputs, layer, bin, folder), folder, cpu)
-    name = RUNTIMES[runtime][1]
     isa = _isa_limit(cpu) if runtime == "openvino" else None     # (oneDNN's limit: OpenVINO's alone)
+    with signals_as_exit(), tempfile.TemporaryDirectory(prefix="irpool-against-") as folder:   # (SIGTERM: removed)
+        answer = _ask(runtime, _request(runtime, file, program, inputs, layer, bin, folder), folder, isa)
+    name = RUNTIMES[runtime][1]
     print(f"against {name} {answer['version']}: {HOW[runtime]}" + (f", ONEDNN_MAX_CPU_ISA={isa}" if isa else "")
           + _what_ran(program, file, layer),
           file=out)

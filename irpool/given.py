@@ -20,7 +20,7 @@ def read(text_items) -> dict:
             values = tuple(int(d) for d in dims.split(",")) if dims else ()
         except ValueError:
             raise IRError(f"--shape takes NAME=1,3,224,224, got {item!r}") from None
-        if not name or not values or any(not 0 <= v <= MOST_DIM for v in values):
+        if not name or not _dims_ok(values):
             raise IRError(f"--shape takes NAME=1,3,224,224 (dims of 0 to 2^63 - 1), got {item!r}")
         if name in shapes:
             raise IRError(f"--shape gives input {name!r} twice ({','.join(map(str, shapes[name]))} and"
@@ -30,6 +30,11 @@ def read(text_items) -> dict:
 
 
 MOST_DIM = (1 << 63) - 1      # (a dim is an int64 in both runtimes)
+
+
+def _dims_ok(values) -> bool:
+    """Dims both runtimes take: one at least, each an int64 of 0 or more."""
+    return bool(values) and all(0 <= v <= MOST_DIM for v in values)
 
 
 def valid(shapes) -> dict | None:
@@ -45,7 +50,7 @@ def valid(shapes) -> dict | None:
             values = tuple(operator.index(d) for d in dims)
         except TypeError:
             values = None
-        if not isinstance(name, str) or not values or any(not 0 <= v <= MOST_DIM for v in values):
+        if not isinstance(name, str) or not _dims_ok(values):
             raise IRError(f"shapes[{name!r}] = {dims!r}: give an input's name and its dims, whole numbers from 0 to"
                           " 2^63 - 1")
         out[name] = values

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import stat
 import sys
 import tokenize
 import zipfile
@@ -16,6 +15,7 @@ from .codes import severity
 from .errors import IRError
 from .formats import FileResult
 from .given import NotFitting
+from .outputs import special_kind
 from .report import Finding
 
 STDIN = "-"
@@ -47,9 +47,7 @@ def _not_a_file(item) -> FileResult | None:
     name, source, found = item
     if not found or os.path.isfile(source) or not os.path.exists(source):
         return None
-    mode = os.stat(source).st_mode
-    what = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
-    return FileResult(name, "skipped", f"{what}, not a regular file: a folder's walk does not read it")
+    return FileResult(name, "skipped", f"{special_kind(source)}, not a regular file: a folder's walk does not read it")
 
 
 def _excluded(path: str, globs, base: str) -> bool:
@@ -253,12 +251,12 @@ _DAMAGED = (OSError, ValueError, SyntaxError, EOFError, OverflowError, RuntimeEr
 def _arrays(npz) -> dict:
     """The arrays of an .npz: its .npy members (numpy gives any other member as bytes: not an input, left out; a
     .npy member that is not an array is damage)."""
-    arrays = {}
+    arrays, members = {}, set(npz.zip.namelist())
     for k in npz.files:
         value = npz[k]
         if isinstance(value, np.ndarray):
             arrays[k] = value
-        elif k + ".npy" in npz.zip.namelist():
+        elif k + ".npy" in members:
             raise ValueError(f"its member {k}.npy is not a numpy array")
     return arrays
 

@@ -31,7 +31,7 @@ def target(path: str) -> str:
     if not os.path.isdir(folder):
         raise IRError(f"-o {path}: the folder {folder} does not exist")
     if os.path.exists(real) and not os.path.isfile(real):
-        raise IRError(f"-o {path} is {_special(real)}, not a regular file: irpool writes a file beside it and renames"
+        raise IRError(f"-o {path} is {special_kind(real)}, not a regular file: irpool writes a file beside it and renames"
                       " it over the target, which would replace it")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise IRError(f"-o {path}: the folder {folder} is not writable")
@@ -51,8 +51,9 @@ def not_read(real: str, sources) -> None:
             raise IRError(f"-o {real} is {source}, which this run reads: write the outputs to another file")
 
 
-def _special(real: str) -> str:
-    mode = os.stat(real).st_mode
+def special_kind(path: str) -> str:
+    """What a path that is no regular file names: a FIFO, a socket or a device (inputs.py skips one in a folder)."""
+    mode = os.stat(path).st_mode
     return "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
 
 

@@ -38,6 +38,11 @@ def op_version(op_type: str, opset: int, domain: str = "") -> str:
     return f"{prefix}{usable[-1]}"
 
 
+def graphs_of(attr) -> list:
+    """The graphs an AttributeProto holds: its graph (an If's branch, a Loop's body) and its list of graphs."""
+    return ([attr.g] if attr.HasField("g") else []) + list(attr.graphs)
+
+
 def node_attrs(node) -> dict:
     """The attributes of an onnx.NodeProto as a plain dict (without importing onnx)."""
     out = {}

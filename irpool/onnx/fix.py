@@ -39,14 +39,6 @@ def _rewritten(j, pads) -> Fixed:
                        " inference agree on)")
 
 
-def _unchanged(source, max_bytes: int) -> bytes:
-    src = Source(source, max_bytes)
-    try:
-        return bytes(src.data)
-    finally:
-        src.close()
-
-
 def fix(source, *, max_bytes: int, file: str | None = None, shapes=None) -> tuple:
     """(the bytes fixed, the same bytes where nothing is; [Fixed]; the Report of the fixed model) of an .onnx model.
 
@@ -59,13 +51,12 @@ def fix(source, *, max_bytes: int, file: str | None = None, shapes=None) -> tupl
     (docs/onnx.md); a model with a bad-graph error is left as it is."""
     judged = []
     report: Report = check(source, max_bytes=max_bytes, shapes=shapes, file=file, explain=judged.append)
-    if any(f.code == "bad-graph" for f in report.findings):   # (onnxruntime refuses the graph: what flows where, and
-        #   so which dims are right, is not known; crash hunt 3 found --fix rewriting dims anew at every run)
-        for f in report.findings:
-            f.fix = None
-        return _unchanged(source, max_bytes), [], report
+    refused = any(f.code == "bad-graph" for f in report.findings)   # (onnxruntime refuses the graph: what flows where,
+    #   and so which dims are right, is not known; crash hunt 3 found --fix rewriting dims anew at every run)
+    for f in report.findings if refused else ():
+        f.fix = None
     todo = [f for f in report.findings if f.code == "shape-mismatch" and f.fix]
-    rewrites, keep = _ceil_rewrites(judged)
+    rewrites, keep = _ceil_rewrites(judged) if not refused else ([], set())
     src = Source(source, max_bytes)
     try:
         todo = [f for f in todo if (f.path, f.layer_id) not in keep]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..codes import severity
 from ..report import Finding
+from .attributes import graphs_of
 
 NEWEST_OPSET = 28        # the newest ai.onnx opset onnxruntime 1.32.0 loads (29: "ValidateOpsetForDomain")
 
@@ -71,7 +72,7 @@ def _graph(g, outer: frozenset, where, out: list, main: bool = False) -> None:
                                      " is missing)", node, i, where))
         label = node.name or (node.output[0] if node.output else f"#{i}")
         for a in node.attribute:
-            for sub in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+            for sub in graphs_of(a):
                 inner = f"{node.op_type} {label!r} {a.name}"
                 _graph(sub, known, f"{where} > {inner}" if where else inner, out)
     cycle = _cycle(g, made, inputs | outer)

@@ -13,7 +13,7 @@ from ..opdefs import load
 from ..report import node_label
 from ..streams import read_bytes
 from . import wire
-from .attributes import NHWC, OPS
+from .attributes import NHWC, OPS, graphs_of
 
 EXTRA = ("reading .onnx files needs the optional extra onnx: pip install 'irpool[onnx]' (from a checkout of irpool:"
          " pip install '.[onnx]')")
@@ -181,7 +181,7 @@ def _not_utf8(graph):
             if isinstance(name, bytes):
                 return name
         for a in node.attribute:
-            for sub in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+            for sub in graphs_of(a):
                 bad = _not_utf8(sub)
                 if bad is not None:
                     return bad

@@ -13,7 +13,7 @@ from ..core import axis_names, plan
 from ..errors import IRError
 from ..opdefs import load
 from .. import empty
-from .attributes import NHWC, node_attrs
+from .attributes import NHWC, graphs_of, node_attrs
 from .ort_geometry import ort_max_start, trunc_div
 from .model import shape_text
 
@@ -138,14 +138,14 @@ def _captured(node) -> set:
     """The outer names an If, Loop or Scan node's subgraphs read (their nodes' inputs that no subgraph makes): the
     node's outputs are computed from them too (crash hunt 3 found an output through an If said to be none)."""
     made, read = set(), set()
-    stack = [a.g for a in node.attribute if a.HasField("g")] + [sub for a in node.attribute for sub in a.graphs]
+    stack = [sub for a in node.attribute for sub in graphs_of(a)]
     while stack:
         sub = stack.pop()
         made.update(vi.name for vi in (*sub.input, *sub.initializer))
         for inner in sub.node:
             made.update(inner.output)
             read.update(inner.input)
-            stack += [a.g for a in inner.attribute if a.HasField("g")] + [s for a in inner.attribute for s in a.graphs]
+            stack += [g for a in inner.attribute for g in graphs_of(a)]
     return read - made - {""}
 
 
@@ -229,9 +229,10 @@ def _shape_differences(j) -> list:
 
 
 
-def openvino_same_pads(j) -> list | None:
-    """OpenVINO's (pad_begin, pad_end) per spatial axis of a SAME_UPPER or SAME_LOWER node: by the dilated kernel
-    (schemas/onnx.json "openvino_same_pads"), where onnxruntime pads by the undilated one; None for other auto_pads."""
+def _same_pads(j) -> tuple | None:
+    """(OpenVINO's pads, onnxruntime's, in words; whether OpenVINO's windows start at other cells) of a SAME_UPPER or
+    SAME_LOWER node; None for other auto_pads. OpenVINO pads by the dilated kernel (schemas/onnx.json
+    "openvino_same_pads"), onnxruntime by the undilated one (its plans)."""
     auto = node_attrs(j.node.node).get("auto_pad", "NOTSET")
     if auto not in ("SAME_UPPER", "SAME_LOWER") or j.plans is None:
         return None
@@ -239,7 +240,8 @@ def openvino_same_pads(j) -> list | None:
     for p in j.plans:
         total = max(0, (-(-p.length // p.stride) - 1) * p.stride + p.dilated_kernel - p.length)
         pads.append((total // 2, total - total // 2) if auto == "SAME_UPPER" else (total - total // 2, total // 2))
-    return pads
+    return (", ".join(f"{b},{e}" for b, e in pads), ", ".join(f"{p.pad_begin},{p.pad_end}" for p in j.plans),
+            any(p.pad_begin != q[0] for p, q in zip(j.plans, pads)))
 
 
 def _extra_cells(j, ov, kernel, differs) -> str:
@@ -247,12 +249,12 @@ def _extra_cells(j, ov, kernel, differs) -> str:
     cell (past the end padding: empty-window), else other maxima (SAME pads by the dilated kernel)."""
     if j.node.node.op_type != "MaxPool" or not any(ov[a] > kernel[a] for a in differs):
         return ""
-    pads = openvino_same_pads(j)
-    if pads is None:
+    same = _same_pads(j)
+    if same is None:
         return " (its extra cells hold the lowest value of the type: empty-window)"
-    moved = ": its windows start at other cells" if any(p.pad_begin != q[0] for p, q in zip(j.plans, pads)) else ""
-    return (f" (it pads SAME by the dilated kernel, {', '.join(f'{b},{e}' for b, e in pads)}, where onnxruntime pads"
-            f" by the undilated one, {', '.join(f'{p.pad_begin},{p.pad_end}' for p in j.plans)}{moved})")
+    theirs, ours, moved = same
+    return (f" (it pads SAME by the dilated kernel, {theirs}, where onnxruntime pads by the undilated one, {ours}"
+            f"{': its windows start at other cells' if moved else ''})")
 
 
 def ceil_only(j) -> bool:
@@ -308,13 +310,10 @@ def _value_differences(j) -> list:
             end = last + p.dilated_kernel
             if end > p.length + p.pad_end:
                 found.append(("mean", _divisors(j, p, last, end)))
-    ov_pads = openvino_same_pads(j)
-    if ov_pads is not None and any(p.pad_begin != q[0] for p, q in zip(j.plans, ov_pads)) and \
-            not _shape_differences(j):
-        found.append(("same_pads", f"SAME pads: OpenVINO pads by the dilated kernel, "
-                      f"{', '.join(f'{b},{e}' for b, e in ov_pads)}, onnxruntime by the undilated one, "
-                      f"{', '.join(f'{p.pad_begin},{p.pad_end}' for p in j.plans)}: the same number of windows,"
-                      " starting at other cells"))
+    same = _same_pads(j)
+    if same is not None and same[2] and not _shape_differences(j):
+        found.append(("same_pads", f"SAME pads: OpenVINO pads by the dilated kernel, {same[0]}, onnxruntime by the"
+                      f" undilated one, {same[1]}: the same number of windows, starting at other cells"))
     if spec.reduction == "lp" and not any(p.pad_begin or p.pad_end for p in j.plans):
         found += [("lp_sum", _lp_taps(j, p)) for p in j.plans if p.out is not None and p.length is not None
                   and (p.out - 1) * p.stride + p.dilated_kernel > p.length]

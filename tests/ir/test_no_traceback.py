@@ -164,7 +164,7 @@ def test_a_bare_layers_own_layers_and_edges_are_no_net():
 def test_a_dtd_the_prolog_scan_misses_is_refused_all_the_same(tmp_path, monkeypatch):
     """lxml's record of the DTD is the second guard (an encoding the prolog's scan does not tell)."""
     import importlib
-    monkeypatch.setattr(importlib.import_module("irpool.ir.read.document"), "check_prolog", lambda stream, file: None)
+    monkeypatch.setattr(importlib.import_module("irpool.ir.read.document"), "check_prolog", lambda stream, file, head: None)
     layer = _POOL.format(id=1, extra="").replace('kernel="2,2"', 'kernel="&k;"')
     for text in ('<!DOCTYPE layer [<!ENTITY k "2,2">]>\n' + layer,
                  '<!DOCTYPE net [<!ENTITY k "2,2">]>\n<net version="11"><layers>' + layer + "</layers></net>"):

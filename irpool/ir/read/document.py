@@ -90,9 +90,10 @@ class Document:
         self._edit = edit
         self._stream, self.file = opened or open_source(source, max_bytes)
         try:
-            self._encoding = push_encoding(self._stream.read(4))
+            head = self._stream.read(4)         # (what tells the encoding: the prolog's scan and the parser's)
             self._stream.seek(0)
-            root_tag = check_prolog(self._stream, self.file)
+            self._encoding = push_encoding(head)
+            root_tag = check_prolog(self._stream, self.file, head)
         except BaseException:
             self._close()
             raise

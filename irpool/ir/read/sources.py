@@ -130,19 +130,17 @@ class _Borrowed:
     """A caller's seekable stream, read as it is and left open: the caller gave it, the caller closes it."""
 
     def __init__(self, stream):
-        self._stream = stream
         self.read, self.seek, self.tell = stream.read, stream.seek, stream.tell
 
     def close(self) -> None:
         pass
 
 
-def check_prolog(stream, file) -> bytes | None:
+def check_prolog(stream, file, head: bytes) -> bytes | None:
     """Refuse empty input and any DTD or entity declaration before the root element, however many comments
     and processing instructions come first (they stream by, not kept); the root's tag (None if there is
-    none, and lxml will judge)."""
-    wide = wide_encoding(stream.read(4))
-    stream.seek(0)
+    none, and lxml will judge). `stream` is at its start; `head`, its first bytes (which tell its encoding)."""
+    wide = wide_encoding(head)
     try:
         return _scan_prolog(stream if wide is None else _Transcoded(stream, wide), file)
     finally:
