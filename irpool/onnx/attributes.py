@@ -171,10 +171,11 @@ def _switches(op: str, a: dict) -> None:
 
 
 def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: int | None = None,
-            shape=None) -> PoolSpec:
+            shape=None, any_p: bool = False) -> PoolSpec:
     """The PoolSpec of one node; IRError naming the op, its version and the attribute for any refusal.
 
-    `shape` (or just `rank`) of X, when known, is checked; a global pool needs `shape`."""
+    `shape` (or just `rank`) of X, when known, is checked; a global pool needs `shape`. `any_p`: an Lp pool's p
+    below 1, which irpool does not run (lp_refusal), is taken as 1, for check's shapes (p does not change them)."""
     op = op_version(op_type, opset, domain)
     defs = load("onnx")["ops"][op]["attributes"]
     a = _attributes(op, attrs, defs)
@@ -187,8 +188,10 @@ def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: in
     _switches(op, a)
     reduction = load("onnx")["reductions"][op_type]
     p = a.get("p", 2)
-    if reduction == "lp" and defs["p"]["type"] == "int" and p < 1:
-        raise IRError(f"{op}: attribute p must be at least 1, got {p}")
+    if reduction == "lp" and not p > 0:
+        if not any_p:
+            raise IRError(lp_refusal(op, p))
+        p = 1
     try:
         return PoolSpec(kernel=kernel, strides=a.get("strides"), dilations=a.get("dilations"),
                         pads_begin=pads[:n] if pads else None, pads_end=pads[n:] if pads else None,
@@ -199,6 +202,14 @@ def to_spec(op_type: str, attrs: dict, *, opset: int, domain: str = "", rank: in
                         layout="channels_last" if domain == NHWC else "channels_first", max_start="first")
     except IRError as e:
         raise IRError(of_op(op, e.reason)) from None
+
+
+def lp_refusal(op: str, p) -> str:
+    """Why run refuses an Lp pool of p = 0 or below: onnxruntime runs it, leaving the padding out of each window's
+    sum (where |0|^p would count), which irpool's core, whose padding holds zeros, does not."""
+    return (f"{op}: p={p:g}: irpool runs Lp pools of p > 0 only (onnxruntime computes (sum of |x|^p over the"
+            " window's taps inside the input)^(1.0f / p), inf for p = 0 and two taps or more; OpenVINO refuses"
+            " p < 0, and p = 0 but in GlobalLpPool)")
 
 
 def pads_refusal(spec: PoolSpec) -> str | None:

@@ -253,7 +253,7 @@ def judge(n: PoolNode) -> NodeJudged:
         attrs = node_attrs(n.node)
         if op_type.startswith("Global"):
             return _global(j, dims)
-        j.base = to_spec(op_type, attrs, opset=n.opset, domain=n.domain, rank=len(dims))
+        j.base = to_spec(op_type, attrs, opset=n.opset, domain=n.domain, rank=len(dims), any_p=True)
         refusal = pads_refusal(j.base)
         if refusal:
             raise IRError(refusal)

@@ -160,6 +160,9 @@ def differences(j) -> list:
     Indices included: OpenVINO gives them another shape)."""
     if j.node.axes is not None and j.out is not None:
         return _keepdims_difference(j)
+    if j.out is not None and _low_p(j) is not None and not (_low_p(j) == 0 and j.node.node.op_type == "GlobalLpPool"):
+        return [f"p={_low_p(j)}: OpenVINO's {_rules()['openvino_lp_p'][j.node.node.op_type]}; onnxruntime runs it:"
+                f" {_rules()['onnxruntime_lp_p']}"]
     if j.base is None or j.out is None or j.node.node.op_type.startswith("Global"):
         return []
     out = _shape_differences(j)
@@ -175,9 +178,20 @@ def value_differences(j) -> list:
     node's shape (NaN, a mean's divisor, an LpPool's last window); `kind` keys schemas/onnx.json "value_divergence" (the short form)."""
     if j.out is not None and j.node.node.op_type == "GlobalMaxPool" and _nan_rules(j):
         return [("global_max_nan", f"NaN: {_rules()['openvino_global_max_nan']}")]
+    if j.out is not None and j.node.node.op_type == "GlobalLpPool" and _low_p(j) == 0:
+        return [("lp_zero", f"p=0: {_rules()['openvino_global_lp_zero']}")]
     if j.base is None or j.out is None or j.node.node.op_type.startswith("Global") or not j.plans:
         return []
     return _value_differences(j)
+
+
+def _low_p(j):
+    """An LpPool's or GlobalLpPool's p where it is 0 or below (irpool does not run it: attributes.lp_refusal), else
+    None. Measured, onnxruntime 1.32.0 and OpenVINO 2026.4.1: p = 0, -1 and -2 at opsets 11 and 18."""
+    if j.node.node.op_type not in ("LpPool", "GlobalLpPool"):
+        return None
+    p = node_attrs(j.node.node).get("p", 2)
+    return p if isinstance(p, int) and p <= 0 else None
 
 
 def _keepdims_difference(j) -> list:

@@ -44,15 +44,21 @@ def _encode_varint(n: int) -> bytes:
             return bytes(out)
 
 
-def fields(buf, start: int, end: int):
+def fields(buf, start: int, end: int, group: int = 0):
     """(field number, wire type, where the field starts, where its value starts, where it ends) of each field
-    of the message in buf[start:end]; IRError on bytes that are no protobuf message."""
+    of the message in buf[start:end]; IRError on bytes that are no protobuf message. `group`: the fields of group
+    field `group`, up to and including its end tag (wire type 4)."""
     i = start
     while i < end:
         key, j = _varint(buf, i, end)
         number, kind = key >> 3, key & 7
         if number == 0:
             raise IRError("not an ONNX model: a protobuf field numbered 0", code="not-onnx")
+        if kind == 4 and group:
+            if number != group:
+                raise IRError(f"not an ONNX model: protobuf group {group} ends as group {number}", code="not-onnx")
+            yield number, kind, i, j, j
+            return
         if kind == 0:
             _, k = _varint(buf, j, end)
         elif kind == 1:
@@ -62,14 +68,28 @@ def fields(buf, start: int, end: int):
         elif kind == 2:
             size, j = _varint(buf, j, end)
             k = j + size
+        elif kind == 3:
+            k = _group_end(buf, j, end, number)
         else:
-            raise IRError(f"not an ONNX model: protobuf wire type {kind} (groups) where onnx.proto has none",
-                          code="not-onnx")
+            raise IRError(f"not an ONNX model: protobuf wire type {kind} ({_BAD_KINDS[kind]})", code="not-onnx")
         if k > end:
             raise IRError("not an ONNX model: a protobuf field runs past the end of the file (truncated?)",
                           code="not-onnx")
         yield number, kind, i, j, k
         i = k
+
+
+def _group_end(buf, i: int, end: int, number: int) -> int:
+    """Where the group field `number` whose fields start at `i` ends (after its end tag). onnx.proto has no groups,
+    but protobuf keeps one as an unknown field, and onnx.load and onnxruntime read the model (measured)."""
+    for n, kind, _, j, k in fields(buf, i, end, group=number):
+        if kind == 4:
+            return k
+    raise IRError(f"not an ONNX model: protobuf group {number} has no end (truncated?)", code="not-onnx")
+
+
+_BAD_KINDS = {4: "the end of a group that did not begin", 6: "which protobuf does not have",
+              7: "which protobuf does not have"}
 
 
 class _Pieces:

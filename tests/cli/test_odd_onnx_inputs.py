@@ -226,3 +226,35 @@ def test_the_cpu_limit_is_not_said_for_onnxruntime(tmp_path):
             "--against", "onnxruntime")
     assert r.returncode == 0 and "against onnxruntime" in r.stdout and "ONEDNN_MAX_CPU_ISA" not in r.stdout, \
         r.stdout + r.stderr
+
+
+def _group(number: int, inner: bytes = b"") -> bytes:
+    return _varint(number << 3 | 3) + inner + _varint(number << 3 | 4)
+
+
+@pytest.mark.parametrize("extra", [
+    _group(99, _varint(1 << 3) + _varint(3)), _group(7), _group(50, _group(51, _field(2, b"abc"))),
+    b"".join(_varint(50 << 3 | 3) for _ in range(100)) + b"".join(_varint(50 << 3 | 4) for _ in range(100)),
+    b"".join(_varint(50 << 3 | 3) for _ in range(101)) + b"".join(_varint(50 << 3 | 4) for _ in range(101)),
+    _varint(50 << 3 | 4), _varint(50 << 3 | 3) + _varint(51 << 3 | 4), _varint(50 << 3 | 3) + _varint(8) + _varint(1),
+    _varint(50 << 3 | 6) + _varint(1)], ids=["unknown", "known-number", "nested", "deep100", "deep101", "stray-end",
+                                             "other-end", "no-end", "wire-type-6"])
+def test_a_protobuf_group_is_read_where_onnxruntime_reads_it(tmp_path, extra):
+    """onnx.proto has no groups, but protobuf keeps one as an unknown field (to 100 levels deep): a model onnx.load
+    and onnxruntime read is checked (it was "not an ONNX model"); one they refuse is refused, in one line."""
+    ort = pytest.importorskip("onnxruntime")
+    path = tmp_path / "m.onnx"
+    path.write_bytes(_pool_model() + extra)
+    try:
+        ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        reads = True
+    except Exception:           # (onnxruntime's INVALID_PROTOBUF)
+        reads = False
+    try:
+        onnx.load(str(path))
+        assert reads
+    except Exception:
+        assert not reads
+    r = cli("check", path)
+    assert r.returncode == (0 if reads else 2), r.stdout + r.stderr
+    assert ("not an ONNX model" in r.stderr) != reads and "Traceback" not in r.stderr
