@@ -16,7 +16,8 @@ import numpy as np
 def _openvino_cut(ov, model, cut: dict, x: np.ndarray):
     """`model` cut at one layer (found by its IR name, then type): a new Parameter in place of the layer's data
     input (it feeds whatever read that tensor, so a shape subgraph computed from it, as Model Optimizer 2021.4
-    wrote, still folds), the layer's outputs the model's outputs; its other inputs (shape Consts) kept."""
+    wrote, still folds), the layer's outputs the model's outputs (but an AdaptiveMaxPool's indices that nothing reads:
+    the plugin then runs it as a ReduceMax); its other inputs (shape Consts) kept."""
     named = [n for n in model.get_ordered_ops() if n.get_friendly_name() == cut["name"]]
     if len(named) > 1:
         named = [n for n in named if n.get_type_name() == cut["type"]]
@@ -24,6 +25,8 @@ def _openvino_cut(ov, model, cut: dict, x: np.ndarray):
         raise LookupError(f"read_model gives {len(named)} operations named {cut['name']!r} of type {cut['type']}"
                           " (OpenVINO keeps a layer's name, not its id): cannot tell which to cut at")
     node = named[0]
+    outputs = [o for i, o in enumerate(node.outputs()) if i == 0 or o.get_target_inputs()
+               or node.get_type_name() != "AdaptiveMaxPool"]    # (unread indices: a ReduceMax, as irpool runs it)
     source = node.input(0).get_source_output()
     element = source.get_element_type()
     if element.is_dynamic():
@@ -31,7 +34,7 @@ def _openvino_cut(ov, model, cut: dict, x: np.ndarray):
     param = ov.opset1.parameter(list(x.shape), element, name="0")
     for target in list(source.get_target_inputs()):
         target.replace_source_output(param.output(0))
-    return ov.Model([node.output(i) for i in range(node.get_output_size())], [param], "irpool_against_cut")
+    return ov.Model(outputs, [param], "irpool_against_cut")
 
 
 def _feed_openvino(model, inputs: dict) -> dict:

@@ -410,3 +410,22 @@ def test_sigterm_while_the_runtime_runs_leaves_no_folder(tmp_path, capsys, monke
         main(["run", str(net), "-i", f"image={tmp_path / 'in' / 'x.npy'}", "--against", "openvino"])
     assert stop.value.code == 128 + signal.SIGTERM and seen and not os.path.exists(seen[0])
     assert [p.name for p in tmp_path.iterdir()] == ["in"]
+
+
+@pytest.mark.parametrize("indices_read", [False, True])
+def test_an_adaptive_max_to_one_cell_is_cut_with_the_outputs_the_model_reads(tmp_path, capsys, indices_read):
+    """The plugin runs an AdaptiveMaxPool of one output cell as a ReduceMax where no edge reads its indices: the cut
+    keeps its indices only where the model reads them, as irpool's run does (a NaN before larger taps decides)."""
+    import openvino as ov
+    import openvino.opset1 as o1
+    import openvino.opset8 as o8
+    p = o1.parameter([1, 3, 5], ov.Type.f32, name="x")
+    node = o8.adaptive_max_pool(p, o1.constant(np.array([1], np.int64)), "i32")
+    node.set_friendly_name("pool")
+    outs = [node.output(0)] + ([node.output(1)] if indices_read else [])
+    ov.save_model(ov.Model([o1.result(o) for o in outs], [p]), str(tmp_path / "m.xml"))
+    np.save(tmp_path / "x.npy", np.array([[[np.nan, 1, 2, 3, 4], [1, 2, 3, 4, np.nan], [-0.0, 0, 0, 0, 0]]], F32))
+    status, out, err = _cli(capsys, "run", tmp_path / "m.xml", "--layer", "pool", "-i", f"0={tmp_path / 'x.npy'}",
+                            "--against", "openvino")
+    assert status == 0 and "agree bit for bit" in out, (out, err)
+    assert ("\n3: equal (3 elements)" in out) == indices_read, out

@@ -223,3 +223,14 @@ def test_keepdims_other_than_0_or_1_is_read_as_each_runtime_reads_it(op, keepdim
     assert bool(said) == (theirs.shape != want.shape), said
     if said:
         assert f"OpenVINO's ONNX frontend [{','.join(map(str, theirs.shape))}]" in said[0], said
+
+
+def test_the_node_apis_mlas_average_refuses_a_window_past_the_padded_input_as_the_core_does():
+    """irpool.onnx.run of a float32 AveragePool before 19 (MLAS's path) with a kernel larger than the padded input
+    raised a bare ValueError from core/mlas_pool.py (stop 61's differential run); the core's path refuses it."""
+    x = np.arange(8, dtype=np.float32).reshape(2, 1, 2, 2)
+    attrs = {"kernel_shape": [4, 4], "strides": [3, 2], "count_include_pad": 1}
+    with pytest.raises(irpool.IRError, match="kernel does not fit the padded input"):
+        irpool.onnx.run("AveragePool", x, attrs, opset=10)
+    with pytest.raises(irpool.IRError, match="kernel does not fit the padded input"):
+        irpool.onnx.run("AveragePool", x.astype(np.float64), attrs, opset=10)

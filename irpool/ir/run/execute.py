@@ -148,10 +148,12 @@ def _openvino_version() -> str | None:
         return None
 
 
-def execute_family(layer: Layer, file, x, shape_input: tuple, threads, layout: str = "planar") -> list:
+def execute_family(layer: Layer, file, x, shape_input: tuple, threads, layout: str = "planar",
+                   unread=frozenset()) -> list:
     """An adaptive pool, or a reduction over the spatial axes, on the one core (values and, for AdaptiveMaxPool,
     indices). `layout`: what the plugin gives a global reduction in its graph (planar after a Parameter,
-    channels_last after a Convolution: ir/run/program.py's producer_layout); its order of additions follows it."""
+    channels_last after a Convolution: ir/run/program.py's producer_layout); its order of additions follows it.
+    `unread`: the layer's output ports no edge reads."""
     x = np.asarray(x)
     _check_declared_input(layer, file, x)       # (an input of another rank is the input's fault, not the layer's)
     values, const_where = shape_input
@@ -169,6 +171,8 @@ def execute_family(layer: Layer, file, x, shape_input: tuple, threads, layout: s
                       f" {et.name if et else x.dtype}", code="unsupported", **layer.where(file, layer.inputs[0].line))
     xc = et.to_compute(x)                   # in the type the plugin computes it in (as for MaxPool, measured)
     try:
+        if fl.family == "adaptive" and _to_reduce(fl, layer, unread):
+            return [_global_pool(fl.reduction, et, x, xc, threads, layout)]
         if fl.family == "adaptive":
             bins = [max(o, 0) for o in fl.out_sizes]      # (below -1: a dim of 0, as OpenVINO reads it: family.py)
             if fl.outputs == 2:
@@ -179,6 +183,17 @@ def execute_family(layer: Layer, file, x, shape_input: tuple, threads, layout: s
         return [y if fl.keep_dims else y.reshape(x.shape[:2])]
     except IRError as e:
         raise e.located(**layer.where(file)) from None
+
+
+def _to_reduce(fl, layer: Layer, unread) -> bool:
+    """Whether the plugin runs an adaptive pool as a ReduceMean/ReduceMax over the spatial axes (keep_dims), in that
+    op's order and NaN rule: every output dim 1, and for AdaptiveMaxPool no edge reading its indices
+    (transformations/common_optimizations/adaptive_pool_to_reduce.cpp, AdaptivePoolToReduce; measured: the ResNet
+    head AdaptiveAvgPool(1, 1) differed from irpool's bin loop in 44 of 64 channels, and a NaN before a larger tap
+    is forgotten, as a ReduceMax forgets it)."""
+    if any(o != 1 for o in fl.out_sizes):
+        return False
+    return fl.reduction == "avg" or all(p.id in unread for p in layer.outputs[1:])
 
 
 def _global_pool(reduction: str, et, x, xc, threads, layout: str):

@@ -117,7 +117,7 @@ class Program:
         """One pooling-family layer of a net, found by id (or, failing that, by name), to run alone on its data
         input; its shape input is a Const read from the weights file, or folded from one (fold.py)."""
         sel = select.parse(key, ids.key)                # (an id as read_model reads it: "04" is 4)
-        by_id, by_name, pooling, found_consts, shape_ops, shape_edges = [], [], [], {}, {}, {}
+        by_id, by_name, pooling, found_consts, shape_ops, shape_edges, read_ports = [], [], [], {}, {}, {}, set()
         producers = Producers()
         wanted, n_pooling = None, 0     # wanted: the layers whose input edges are kept (known once edges come)
         for el in doc.elements():
@@ -126,6 +126,8 @@ class Program:
                 by_id.append(read_layer(el, doc.problems))
             elif el.tag == "edge":
                 wanted = wanted if wanted is not None else {layer.id for layer in by_id + by_name} | shape_ops.keys()
+                if ids.key(el.get("from-layer")) in wanted:
+                    read_ports.add((ids.key(el.get("from-layer")), ids.key(el.get("from-port"))))
                 if ids.key(el.get("to-layer")) in wanted:
                     edge = read_edge(el, doc.problems)
                     if edge is not None:
@@ -154,12 +156,18 @@ class Program:
             raise IRError(f"{len(found)} layers have {'id' if by_id else 'name'} {sel.sought!r} (ids"
                           f" {', '.join(layer.id for layer in found)}, lines {', '.join(str(layer.line) for layer in found)});"
                           " give an id that is used once", file=doc.file, code="no-such-layer")
-        return cls._of_layer(doc, found[0], sel.sought, (found_consts, shape_ops, shape_edges, consts.bin_path(bin, doc.file)),
-                             producers)
+        layer = found[0]
+        unread = frozenset() if doc.is_snippet else \
+            frozenset(p.id for p in layer.outputs[1:] if (layer.id, ids.key(p.id)) not in read_ports)
+        return cls._of_layer(doc, layer, sel.sought, (found_consts, shape_ops, shape_edges, consts.bin_path(bin, doc.file)),
+                             producers, unread)
 
     @classmethod
-    def _of_layer(cls, doc: Document, layer: Layer, sought: str, shape_parts: tuple, producers) -> "Program":
-        """The Program of `layer`, found by one_layer; a family layer's shape input and its producer's layout."""
+    def _of_layer(cls, doc: Document, layer: Layer, sought: str, shape_parts: tuple, producers,
+                  unread=frozenset()) -> "Program":
+        """The Program of `layer`, found by one_layer; a family layer's shape input, its producer's layout and its
+        outputs past the first that no edge reads (`unread`: an AdaptiveMaxPool's unread indices make it a
+        ReduceMax, execute.py)."""
         if not is_pooling(layer) and not is_family(layer):
             raise IRError(f"layer {sought!r} is a {layer.type}; irpool runs {', '.join(POOL_TYPES + FAMILY_TYPES)} layers",
                           code="unsupported", **layer.where(doc.file))
@@ -168,6 +176,7 @@ class Program:
         if is_family(layer):
             program.family = shape_input(layer, doc.file, *shape_parts)
             program.layout = producers.layout(ids.key(layer.id))
+            program.unread = unread
         return program
 
     def _add(self, el, problems):
@@ -292,6 +301,7 @@ class Program:
 
     cpu_tier = cpu.HOST     # the --cpu choice it was loaded under (irpool.cpu)
     layout = "planar"       # one_layer: the layout the plugin gives a global pool in its net (producer_layout)
+    unread = frozenset()    # one_layer: the output ports past the first that no edge reads (execute._to_reduce)
 
     def run(self, inputs, threads: int | None = None) -> dict:
         """As irpool.run: {Result name: array} for a net, {output port id: array} for a bare layer."""
@@ -349,7 +359,7 @@ class Program:
                               code="bad-input", **layer.where(self.file))
             inputs = next(iter(inputs.values()))
         if self.family is not None:
-            outs = execute_family(layer, self.file, inputs, self.family, threads, self.layout)
+            outs = execute_family(layer, self.file, inputs, self.family, threads, self.layout, self.unread)
         else:
             outs = execute(layer, self.file, inputs, threads, self.prepared)
         ids = [p.id for p in layer.outputs] + [str(i + 1) for i in range(len(layer.outputs), len(outs))]
