@@ -22,7 +22,7 @@ from .model import PoolNode, Value, label, pool_nodes, read_stripped, shape_text
 from .runtimes import empty_windows, value_differences
 from .attributes import NHWC, node_attrs, of_op, pads_refusal, to_spec, unknown_attribute
 from .ort_geometry import fit, ort_max_start
-from .kernels import axes_refusal, op_refusal
+from .kernels import axes_refusal, op_refusal, ort_types
 
 MOST_NAMED = 8          # a value-divergence names this many nodes of a kind, then counts the rest
 _NUMPY_NAMES = {"FLOAT": "float32", "DOUBLE": "float64", "FLOAT16": "float16", "BFLOAT16": "bfloat16"}
@@ -239,7 +239,7 @@ def judge(n: PoolNode) -> NodeJudged:
         j.error = ("unchecked", f"{why}, and ONNX's shape inference of the model gives none: its output cannot be"
                    " computed")
         return j
-    types = op_def.get("onnxruntime_types", op_def["types"])
+    types = ort_types(j.op)[0]
     if x.elem_type and type_name(x.elem_type) not in types:
         j.error = ("bad-precision", f"onnxruntime has no {j.op} kernel for X of type {type_name(x.elem_type)}"
                    f" ({j.op} takes {', '.join(types)})")

@@ -52,3 +52,15 @@ def axes_refusal(op: str, n, rank: int) -> tuple | None:
     ov = "OpenVINO runs it" if n.node.op_type.startswith("Global") else "OpenVINO refuses it too (ranks 3 to 5)"
     return ("bad-rank", f"{op}: X has {rank - 2} spatial axes; onnxruntime's kernel runs at most {rule['axes']}: a"
             f" session loads the model and every run fails (\"{rule['message']}\"); {ov}")
+
+
+def ort_types(op: str) -> tuple:
+    """(the element types of X onnxruntime runs op version `op` on, whether float16 among them runs through Casts it
+    inserts): a version whose kernels take float32 but not float16 runs float16 all the same, the graph cast to
+    float32 around the node and back (schemas/onnx.json runtimes "onnxruntime_float16_casts")."""
+    d = load("onnx")["ops"][op]
+    types = d.get("onnxruntime_types", d["types"])
+    if "float16" not in types and "float32" in types:
+        return (*types, "float16"), True
+    return tuple(types), False
+

@@ -13,6 +13,7 @@ from ..errors import IRError
 from ..opdefs import load
 from .eigen_sum import eigen_mean
 from .attributes import NHWC, node_attrs, of_op, op_version, pads_refusal, to_spec
+from .kernels import ort_types
 from .ort_geometry import fit, ort_axis, ort_max_start
 
 
@@ -38,7 +39,7 @@ class Node:
         if isinstance(outputs, bool) or not isinstance(outputs, int) or outputs not in range(1, d["outputs"] + 1):
             raise IRError(f"{self.op} has {d['outputs']} output(s), {outputs!r} asked for")
         self.outputs = outputs
-        self.types = d.get("onnxruntime_types", d["types"]) if as_onnxruntime else d["types"]   # (a model's: as ORT)
+        self.types, self.cast16 = ort_types(self.op) if as_onnxruntime else (d["types"], False)   # (a model's: as ORT)
         self.specs = {}          # input rank (or, for a global pool, shape) -> PoolSpec
         if not op_type.startswith("Global"):
             spec = to_spec(op_type, self.attrs, opset=opset, domain=domain)
@@ -59,6 +60,9 @@ class Node:
         x = np.asarray(x)
         if x.dtype.name not in self.types:
             raise IRError(f"{self.op} does not take X of element type {x.dtype} (it takes {', '.join(self.types)})")
+        if self.cast16 and x.dtype == np.float16:       # (onnxruntime's Casts around a float32 kernel: kernels.py)
+            outs = self.run(x.astype(np.float32), threads)
+            return [outs[0].astype(np.float16)] + outs[1:]
         try:
             spec = self.spec(x.shape)
             if self.as_onnxruntime:                     # a model file's node: onnxruntime's geometry, defects too
