@@ -331,6 +331,9 @@ def _value_differences(j) -> list:
     if spec.reduction == "lp" and not any(p.pad_begin or p.pad_end for p in j.plans):
         found += [("lp_sum", _lp_taps(j, p)) for p in j.plans if p.out is not None and p.length is not None
                   and (p.out - 1) * p.stride + p.dilated_kernel > p.length]
-    if spec.reduction == "max" and _nan_rules(j) and ort_max_start(spec, j.x_type, len(n.node.output)) == "first":
+    start = ort_max_start(spec, j.x_type, len(n.node.output)) if spec.reduction == "max" and _nan_rules(j) else None
+    if start == "first":
         found.append(("nan_first", f"NaN: {rules['openvino_nan_first']}"))
+    elif start == "lowest" and spec.ndim > 1:
+        found.append(("mlas_nan", f"NaN: {rules['onnxruntime_mlas_nan']}"))
     return found

@@ -330,7 +330,7 @@ def test_a_kernel_behind_a_computed_pad_is_judged_on_the_dims_the_model_bounds(t
             ov.Core().compile_model(str(path), "CPU")
         report = irpool.check(path)
         assert not report.unchecked, report.summary
-        (f,) = report.findings
+        (f,) = [f for f in report.findings if f.code != "value-divergence"]     # (MLAS's NaN: mlas_nan)
         assert f.code == "runtime-divergence" and "OpenVINO's ONNX frontend refuses it" in f.message
         assert f"onnxruntime's kernel gives [{','.join(map(str, got))}]" in f.message, f.message
 
