@@ -16,6 +16,7 @@ from ...dtypes import dtype_named
 from ...opdefs import load
 
 _F32_MAX = float(np.finfo(np.float32).max)
+_BF16_MAX = float(np.uint32(0x7F7F0000).view(np.float32))     # bf16's largest finite value
 
 
 @dataclass(frozen=True)
@@ -37,18 +38,33 @@ class ElementType:
             x = np.clip(x, -_F32_MAX, _F32_MAX)           # NaN stays NaN
         return x if x.dtype.name == self.compute else x.astype(self.compute)
 
-    def from_compute(self, y: np.ndarray) -> np.ndarray:
+    def from_compute(self, y: np.ndarray, saturated: bool = False) -> np.ndarray:
         """Back from the compute type, as the plugin converts on the CPU tier run for (irpool.cpu): bf16
-        pooled as f32 below the tiers where it is native is rounded by the plugin's emulation, not to even."""
+        pooled as f32 below the tiers where it is native is rounded by the plugin's emulation, not to even.
+        `saturated`: a Reduce's bf16 output where bf16 is native (_bf16_saturated)."""
         dtype = self.dtype()
         if self.name == "bf16" and y.dtype == np.float32:
             tier = cpu.for_run()
             if tier is not None and not tier.native("bf16") and tier.bf16_emulated:
                 return cpu.round_bf16(y).view(dtype)
+            if saturated and (tier is None or tier.native("bf16")):
+                return _bf16_saturated(y, dtype)
         y = y if y.dtype == dtype else y.astype(dtype)   # integers wrap, sign-extending from int32
         if self.saturate:
             np.clip(y, -_F32_MAX, _F32_MAX, out=y)
         return y
+
+
+def _bf16_saturated(y: np.ndarray, dtype) -> np.ndarray:
+    """f32 to bf16 as the plugin's Reduce gives it where bf16 is native: to even, but a finite value past bf16's
+    range (its max's f32 identity, lowest) is bf16's lowest or largest, not an infinity (measured: a ReduceMax of
+    [-inf] gives 0xff7f on AMD EPYC family 25 model 17, avx512_bf16, where irpool gave -inf: stop 61's
+    differential run; not measured on a native tier without avx512_bf16)."""
+    r = y.astype(dtype)
+    over = np.isfinite(y) & np.isinf(r)
+    if over.any():
+        r[over] = np.copysign(_BF16_MAX, y[over]).astype(dtype)
+    return r
 
 
 @lru_cache(maxsize=None)
