@@ -42,6 +42,11 @@ class Tier:
         return where is None or any(t in self.isas for t in where)
 
     @property
+    def bf16_flushed(self) -> bool:
+        """Whether f32 results below bf16's smallest normal value are stored as zeros (avx512_bf16's conversion)."""
+        return any(t in self.isas for t in _table()["bf16_flushed"]["tiers"])
+
+    @property
     def bf16_emulated(self) -> bool:
         """Whether f32 results are rounded to bf16 by the plugin's emulation (bits 16 and 15), not to even."""
         return self.name in _table()["bf16_emulated_rounding"]

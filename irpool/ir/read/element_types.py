@@ -16,6 +16,7 @@ from ...dtypes import dtype_named
 from ...opdefs import load
 
 _F32_MAX = float(np.finfo(np.float32).max)
+_F32_TINY = float(np.finfo(np.float32).tiny)     # the smallest normal f32 (and bf16) value
 _BF16_MAX = float(np.uint32(0x7F7F0000).view(np.float32))     # bf16's largest finite value
 
 
@@ -47,6 +48,8 @@ class ElementType:
             tier = cpu.for_run()
             if tier is not None and not tier.native("bf16") and tier.bf16_emulated:
                 return cpu.round_bf16(y).view(dtype)
+            if tier is not None and tier.bf16_flushed:      # (its conversion takes f32 denormals as zeros)
+                y = np.where(np.abs(y) < _F32_TINY, np.copysign(np.float32(0), y), y)
             if saturated and (tier is None or tier.native("bf16")):
                 return _bf16_saturated(y, dtype)
         y = y if y.dtype == dtype else y.astype(dtype)   # integers wrap, sign-extending from int32
