@@ -81,8 +81,9 @@ def _pool(seat: Seat, layer: Layer, x_dims, in_type, found) -> Outcome:
     found += outputs.fails_if_used(layer, pl, pending, held)
     if x_dims is None or all(unbounded(d) for d in x_dims[2:]):
         gap = seat.reshaped.why(layer.id) if seat.reshaped is not None else None
-        seat.report.uncheck(layer.type, "their spatial input dims are dynamic and unbounded, so their output dims"
-                            " are not checked: give the model's input shapes with --shape NAME=dims"
+        seat.report.uncheck(layer.type, "their spatial input dims are dynamic, with no bounds irpool reads (it"
+                            " carries no Parameter's bounds through other layers), so their output dims are not"
+                            " checked: give the model's input shapes with --shape NAME=dims"
                             if gap is None else f"--shape does not reach their input: {gap}")
     j = judge.computed(j, et)
     found += _said(layer, judge.dims_findings(j))
