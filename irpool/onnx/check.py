@@ -60,10 +60,11 @@ class NodeJudged:
 
 
 def check(source, *, max_bytes: int = MAX_BYTES, shapes: dict | None = None, file: str | None = None,
-          explain=None) -> Report:
+          explain=None, read=None) -> Report:
     """The Report of an .onnx model (a path, bytes, or a binary file object). `shapes`: {graph input name:
-    dims}, the input sizes to judge symbolic dims with (--shape)."""
-    model, name, stripped = read_stripped(source, max_bytes)
+    dims}, the input sizes to judge symbolic dims with (--shape). `read`: read_stripped's answer, where the caller
+    has read the model (run, which refuses a model onnxruntime refuses)."""
+    model, name, stripped = read or read_stripped(source, max_bytes)
     name = file or name
     report = Report(name)
     for f in refusals(model):
@@ -133,7 +134,8 @@ def judge_all(model, shapes=None, stripped=None) -> list:
             n.x = produced[x_name][1]
         elif _unknown(n.x, shapes) and inferred is not None and inferred[k] is not None and \
                 inferred[k].x is not None:
-            n.x = Value(inferred[k].x.shape, inferred[k].x.elem_type or (n.x.elem_type if n.x else 0), "inferred")
+            n.x = Value(inferred[k].x.shape, inferred[k].x.elem_type or (n.x.elem_type if n.x else 0), "inferred",
+                        kind=n.x.kind if n.x else "tensor_type")
         j = judge(n)
         if j.out is not None:
             for out_name in n.node.output[:1]:
@@ -233,6 +235,10 @@ def judge(n: PoolNode) -> NodeJudged:
         return j
     op_def = load("onnx")["ops"][j.op]
     x = n.x
+    if x is not None and x.kind != "tensor_type":
+        j.error = ("bad-graph", f"its input {n.node.input[0]!r} is declared {x.kind.replace('_type', '')}, not a"
+                   " tensor: onnxruntime refuses the model ('Type Error: ... of input parameter ... is invalid')")
+        return j
     if x is None or x.shape is None:
         why = "its input has no declared shape" if x is not None else f"its input {n.node.input[0]!r} is" \
             " declared nowhere" if n.node.input and n.node.input[0] else "it has no input"

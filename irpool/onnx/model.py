@@ -196,6 +196,7 @@ class Value:
     elem_type: int = 0
     origin: str = "declared"
     where: tuple | None = None      # (graph path, name) of the ValueInfoProto that declares it
+    kind: str = "tensor_type"       # its TypeProto's kind as declared: optional_type, sequence_type, ... (not a tensor)
 
 
 @dataclass
@@ -226,7 +227,8 @@ def dims_of(type_proto) -> tuple | None:
 
 def _value(vi, path) -> Value:
     t = vi.type.tensor_type if vi.type.HasField("tensor_type") else None
-    return Value(dims_of(vi.type), t.elem_type if t is not None else 0, "declared", (path, vi.name))
+    return Value(dims_of(vi.type), t.elem_type if t is not None else 0, "declared", (path, vi.name),
+                 vi.type.WhichOneof("value") or "tensor_type")
 
 
 def _opsets(imports) -> dict:

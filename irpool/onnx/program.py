@@ -118,4 +118,17 @@ def _unexpected(x: np.ndarray, elem_type: int) -> str:
 
 def load(source, *, layer: str | None, max_bytes: int) -> NodeProgram:
     model, file, stripped = read_stripped(source, max_bytes)
-    return NodeProgram(find(model, layer, file, stripped), file)
+    program = NodeProgram(find(model, layer, file, stripped), file)
+    _loadable(model, file, stripped)
+    return program
+
+
+def _loadable(model, file, stripped) -> None:
+    """An IRError where onnxruntime refuses the model (check's first bad-graph error: a node's declared types, an
+    input that is no tensor, a name defined twice, ...): no session loads it, so no node of it is run (crash hunt 3
+    and stop 61 found run computing such nodes)."""
+    from .check import check
+    refused = next((f for f in check(None, read=(model, file, stripped)).findings if f.code == "bad-graph"), None)
+    if refused is not None:
+        where = f"node {refused.layer_name!r} ({refused.layer_type}): " if refused.layer_type else ""
+        raise IRError(f"{where}{refused.message}", file=file, code="bad-graph")

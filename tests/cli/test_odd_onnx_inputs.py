@@ -258,3 +258,32 @@ def test_a_protobuf_group_is_read_where_onnxruntime_reads_it(tmp_path, extra):
     r = cli("check", path)
     assert r.returncode == (0 if reads else 2), r.stdout + r.stderr
     assert ("not an ONNX model" in r.stderr) != reads and "Traceback" not in r.stderr
+
+
+def _typed_input(kind) -> bytes:
+    """A MaxPool whose model input X is declared optional(tensor) or seq(tensor), not a tensor."""
+    tensor = helper.make_tensor_type_proto(TensorProto.FLOAT, [1, 1, 4, 4])
+    x = onnx.ValueInfoProto()
+    x.name = "x"
+    x.type.CopyFrom(helper.make_optional_type_proto(tensor) if kind == "optional" else
+                    helper.make_sequence_type_proto(tensor))
+    node = helper.make_node("MaxPool", ["x"], ["y"], name="p", kernel_shape=[2, 2])
+    graph = helper.make_graph([node], "g", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+
+
+@pytest.mark.parametrize("model", [pytest.param(lambda: _typed_input("optional"), id="optional input"),
+                                   pytest.param(lambda: _typed_input("sequence"), id="sequence input"),
+                                   pytest.param(lambda: _one(y_type=TensorProto.INT64), id="Y declared int64"),
+                                   pytest.param(lambda: _one(x_type=TensorProto.UNDEFINED), id="X undefined")])
+def test_a_model_onnxruntime_refuses_is_an_error_and_is_not_run(model):
+    """check said unchecked of an input declared optional or a sequence; run computed the node of a model whose
+    declared types onnxruntime refuses (crash hunt 3, stop 61): now a bad-graph error, and run refuses it."""
+    ort = pytest.importorskip("onnxruntime")
+    data = model()
+    with pytest.raises(Exception, match="INVALID_GRAPH|Type Error|data type"):
+        ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    assert "bad-graph" in [f.code for f in irpool.check(data).findings]
+    with pytest.raises(irpool.IRError, match="onnxruntime refuses the model") as e:
+        irpool.run(data, np.ones((1, 1, 4, 4), np.float32), layer="p")
+    assert e.value.code == "bad-graph"
