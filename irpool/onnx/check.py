@@ -18,26 +18,13 @@ from ..opdefs import load
 from ..report import Finding, Report
 from .folding import fold
 from .graphs import refusals, unordered
-from .model import PoolNode, Value, label, pool_nodes, read_stripped, shape_text
+from .model import PoolNode, Value, label, pool_nodes, read_stripped, shape_text, type_name
 from .runtimes import empty_windows, value_differences
 from .attributes import NHWC, node_attrs, of_op, pads_refusal, to_spec, unknown_attribute
 from .ort_geometry import fit, ort_max_start
 from .kernels import axes_refusal, op_refusal, ort_types
 
 MOST_NAMED = 8          # a value-divergence names this many nodes of a kind, then counts the rest
-_NUMPY_NAMES = {"FLOAT": "float32", "DOUBLE": "float64", "FLOAT16": "float16", "BFLOAT16": "bfloat16"}
-
-
-def type_name(code: int) -> str:
-    """An ONNX TensorProto element type code as the numpy-style name schemas/onnx.json lists."""
-    import onnx
-    try:
-        name = onnx.TensorProto.DataType.Name(code)
-    except ValueError:
-        return f"type {code}"
-    return _NUMPY_NAMES.get(name, name.lower())
-
-
 @dataclass
 class NodeJudged:
     """What check found of one node: the op version, its PoolSpec and per-axis plans (when computed), and
@@ -233,22 +220,9 @@ def judge(n: PoolNode) -> NodeJudged:
     j.error, j.op = op_refusal(n)
     if j.error:
         return j
-    op_def = load("onnx")["ops"][j.op]
     x = n.x
-    if x is not None and x.kind != "tensor_type":
-        j.error = ("bad-graph", f"its input {n.node.input[0]!r} is declared {x.kind.replace('_type', '')}, not a"
-                   " tensor: onnxruntime refuses the model ('Type Error: ... of input parameter ... is invalid')")
-        return j
-    if x is None or x.shape is None:
-        why = "its input has no declared shape" if x is not None else f"its input {n.node.input[0]!r} is" \
-            " declared nowhere" if n.node.input and n.node.input[0] else "it has no input"
-        j.error = ("unchecked", f"{why}, and ONNX's shape inference of the model gives none: its output cannot be"
-                   " computed")
-        return j
-    types = ort_types(j.op)[0]
-    if x.elem_type and type_name(x.elem_type) not in types:
-        j.error = ("bad-precision", f"onnxruntime has no {j.op} kernel for X of type {type_name(x.elem_type)}"
-                   f" ({j.op} takes {', '.join(types)})")
+    j.error = _input_refusal(j, x)
+    if j.error:
         return j
     dims = j.x_shape = tuple(d if isinstance(d, int) else None for d in x.shape)
     j.x_type = type_name(x.elem_type) if x.elem_type else None
@@ -276,6 +250,25 @@ def judge(n: PoolNode) -> NodeJudged:
         j.error = (code, of_op(j.op, e.reason))
         return j
     return j
+
+
+def _input_refusal(j: NodeJudged, x) -> tuple | None:
+    """(code, why) where the node's input X cannot be judged: not a tensor (onnxruntime refuses the model), no
+    shape known, or a type onnxruntime has no kernel for."""
+    if x is not None and x.kind != "tensor_type":
+        return ("bad-graph", f"its input {j.node.node.input[0]!r} is declared {x.kind.replace('_type', '')}, not a"
+                " tensor: onnxruntime refuses the model ('Type Error: ... of input parameter ... is invalid')")
+    if x is None or x.shape is None:
+        n = j.node.node
+        why = "its input has no declared shape" if x is not None else f"its input {n.input[0]!r} is" \
+            " declared nowhere" if n.input and n.input[0] else "it has no input"
+        return ("unchecked", f"{why}, and ONNX's shape inference of the model gives none: its output cannot be"
+                " computed")
+    types = ort_types(j.op)[0]
+    if x.elem_type and type_name(x.elem_type) not in types:
+        return ("bad-precision", f"onnxruntime has no {j.op} kernel for X of type {type_name(x.elem_type)}"
+                f" ({j.op} takes {', '.join(types)})")
+    return None
 
 
 def _global(j: NodeJudged, dims) -> NodeJudged:

@@ -348,3 +348,16 @@ def _node(node, i, path, where, opsets, scope, shapes, branch=(), axes_values=No
 def shape_text(dims) -> str:
     """An ONNX shape as every message writes it: numbers, a named dim by its name, an unknown one as ?."""
     return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+
+
+_NUMPY_NAMES = {"FLOAT": "float32", "DOUBLE": "float64", "FLOAT16": "float16", "BFLOAT16": "bfloat16"}
+
+
+def type_name(code: int) -> str:
+    """An ONNX TensorProto element type code as the numpy-style name schemas/onnx.json lists."""
+    import onnx
+    try:
+        name = onnx.TensorProto.DataType.Name(code)
+    except ValueError:
+        return f"type {code}"
+    return _NUMPY_NAMES.get(name, name.lower())

@@ -64,7 +64,7 @@ class NodeProgram:
         """The array must be what the model gives X (its element type, its rank and numeric dims: declared, else
         ONNX's shape inference's), as onnxruntime refuses any other input ("Unexpected input data type", "Got
         invalid dimensions"): a float64 array is not run as a float32 model's node in float64."""
-        from .check import type_name
+        from .model import type_name
         v = self.pool.x
         if v is None:
             return
