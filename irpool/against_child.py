@@ -25,8 +25,7 @@ def _openvino_cut(ov, model, cut: dict, x: np.ndarray):
         raise LookupError(f"read_model gives {len(named)} operations named {cut['name']!r} of type {cut['type']}"
                           " (OpenVINO keeps a layer's name, not its id): cannot tell which to cut at")
     node = named[0]
-    outputs = [o for i, o in enumerate(node.outputs()) if i == 0 or o.get_target_inputs()
-               or node.get_type_name() != "AdaptiveMaxPool"]    # (unread indices: a ReduceMax, as irpool runs it)
+    outputs = [o for i, o in enumerate(node.outputs()) if i == 0 or o.get_target_inputs() or not _to_reduce(node)]
     source = node.input(0).get_source_output()
     element = source.get_element_type()
     if element.is_dynamic():
@@ -35,6 +34,14 @@ def _openvino_cut(ov, model, cut: dict, x: np.ndarray):
     for target in list(source.get_target_inputs()):
         target.replace_source_output(param.output(0))
     return ov.Model(outputs, [param], "irpool_against_cut")
+
+
+def _to_reduce(node) -> bool:
+    """An AdaptiveMaxPool whose output dims are all 1: with its indices unread the plugin runs it as a ReduceMax
+    (AdaptivePoolToReduce), and irpool's run too; its cut keeps them unread."""
+    shape = node.get_output_partial_shape(0)
+    return node.get_type_name() == "AdaptiveMaxPool" and shape.rank.is_static and \
+        all(d.is_static and d.get_length() == 1 for d in list(shape)[2:])
 
 
 def _feed_openvino(model, inputs: dict) -> dict:

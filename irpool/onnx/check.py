@@ -264,7 +264,7 @@ def _input_refusal(j: NodeJudged, x) -> tuple | None:
             " declared nowhere" if n.input and n.input[0] else "it has no input"
         return ("unchecked", f"{why}, and ONNX's shape inference of the model gives none: its output cannot be"
                 " computed")
-    types = ort_types(j.op)[0]
+    types = ort_types(j.op, j.node.opset)[0]
     if x.elem_type and type_name(x.elem_type) not in types:
         return ("bad-precision", f"onnxruntime has no {j.op} kernel for X of type {type_name(x.elem_type)}"
                 f" ({j.op} takes {', '.join(types)})")

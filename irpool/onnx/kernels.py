@@ -54,13 +54,16 @@ def axes_refusal(op: str, n, rank: int) -> tuple | None:
             f" session loads the model and every run fails (\"{rule['message']}\"); {ov}")
 
 
-def ort_types(op: str) -> tuple:
-    """(the element types of X onnxruntime runs op version `op` on, whether float16 among them runs through Casts it
-    inserts): a version whose kernels take float32 but not float16 runs float16 all the same, the graph cast to
-    float32 around the node and back (schemas/onnx.json runtimes "onnxruntime_float16_casts")."""
+def ort_types(op: str, opset: int) -> tuple:
+    """(the element types of X onnxruntime runs op version `op` on at `opset`, whether float16 among them runs through
+    Casts it inserts): a version whose kernels take float32 but not float16 runs float16 all the same from opset 6,
+    the graph cast to float32 around the node and back; before, the Cast it inserts is refused (its `to` is Cast-1's
+    string there: schemas/onnx.json runtimes "onnxruntime_float16_casts")."""
     d = load("onnx")["ops"][op]
     types = d.get("onnxruntime_types", d["types"])
-    if "float16" not in types and "float32" in types:
+    if "float16" not in types and "float32" in types and opset >= _CAST_INT_TO:
         return (*types, "float16"), True
     return tuple(types), False
 
+
+_CAST_INT_TO = 6    # the first opset whose Cast takes `to` as an int (onnxruntime's inserted Cast fails before)

@@ -39,7 +39,7 @@ class Node:
         if isinstance(outputs, bool) or not isinstance(outputs, int) or outputs not in range(1, d["outputs"] + 1):
             raise IRError(f"{self.op} has {d['outputs']} output(s), {outputs!r} asked for")
         self.outputs = outputs
-        self.types, self.cast16 = ort_types(self.op) if as_onnxruntime else (d["types"], False)   # (a model's: as ORT)
+        self.types, self.cast16 = ort_types(self.op, opset) if as_onnxruntime else (d["types"], False)  # (as ORT)
         self.specs = {}          # input rank (or, for a global pool, shape) -> PoolSpec
         if not op_type.startswith("Global"):
             spec = to_spec(op_type, self.attrs, opset=opset, domain=domain)

@@ -82,7 +82,7 @@ def fields(buf, start: int, end: int, group: int = 0):
 def _group_end(buf, i: int, end: int, number: int) -> int:
     """Where the group field `number` whose fields start at `i` ends (after its end tag). onnx.proto has no groups,
     but protobuf keeps one as an unknown field, and onnx.load and onnxruntime read the model (measured)."""
-    for n, kind, _, j, k in fields(buf, i, end, group=number):
+    for _, kind, _, _, k in fields(buf, i, end, group=number):
         if kind == 4:
             return k
     raise IRError(f"not an ONNX model: protobuf group {number} has no end (truncated?)", code="not-onnx")

@@ -19,11 +19,12 @@ def _bf16_run(model, x):
     return request.get_output_tensor(0).data.view(np.uint16).copy()
 
 
-@pytest.mark.parametrize("case", ["empty", "all -inf", "padded -inf", "reduce -inf"])
+@pytest.mark.parametrize("case", ["empty", "all -inf", "padded -inf", "reduce -inf", "-inf and NaN beside empty"])
 def test_bf16_empty_windows_and_reduce_identity_are_the_plugins(case, tmp_path):
     """On a CPU where the plugin pools bf16 natively, a MaxPool window with no input cell gives bf16's lowest,
-    0xff7f, where a window of -inf taps gives -inf; a ReduceMax of -inf gives 0xff7f too (irpool gave -inf for both
-    0xff7f cases: stop 61's differential run). Compared with the plugin on this machine, whatever its CPU."""
+    0xff7f, and so does a window of -inf or NaN taps in such a layer, where in a layer without one it gives -inf; a
+    ReduceMax of -inf gives 0xff7f too (irpool gave -inf: stop 61's differential run and review). Compared with the
+    plugin on this machine, whatever its CPU."""
     ov = pytest.importorskip("openvino")
     ml = pytest.importorskip("ml_dtypes")
     import irpool
@@ -32,14 +33,15 @@ def test_bf16_empty_windows_and_reduce_identity_are_the_plugins(case, tmp_path):
     if not cpu.for_run().native("bf16"):
         pytest.skip("bf16 is not pooled natively on this CPU: its rule is not measured (cpu-records)")
     x = {"empty": [1, 2, 3, 4, 5, 6], "all -inf": [-np.inf, -np.inf, 1.0, -np.inf],
-         "padded -inf": [-np.inf, -np.inf], "reduce -inf": [-np.inf, -np.inf, -np.inf]}[case]
+         "padded -inf": [-np.inf, -np.inf], "reduce -inf": [-np.inf, -np.inf, -np.inf],
+         "-inf and NaN beside empty": [1, -np.inf, np.nan, 4]}[case]
     x = np.array(x, np.float32).astype(ml.bfloat16).reshape(1, 1, -1)
     p = o1.parameter(list(x.shape), ov.Type.bf16, name="x")
     if case == "reduce -inf":
         node = o1.reduce_max(p, o1.constant(np.array([2], np.int64)), True)
     else:
         k, s, pads, rounding = {"empty": (1, 2, 0, "ceil"), "all -inf": (2, 2, 0, "floor"),
-                                "padded -inf": (2, 1, 1, "floor")}[case]
+                                "padded -inf": (2, 1, 1, "floor"), "-inf and NaN beside empty": (1, 1, 2, "floor")}[case]
         node = o1.max_pool(p, [s], [pads], [pads], [k], rounding_type=rounding)
     node.set_friendly_name("pool")
     model = ov.Model([node.output(0)], [p])
@@ -48,20 +50,23 @@ def test_bf16_empty_windows_and_reduce_identity_are_the_plugins(case, tmp_path):
     assert np.asarray(got).view(np.uint16).tolist() == _bf16_run(model, x).tolist()
 
 
-@pytest.mark.parametrize("op", ["MaxPool", "AvgPool", "AdaptiveAvgPool"])
+@pytest.mark.parametrize("op", ["MaxPool", "AvgPool", "AdaptiveAvgPool", "ReduceMean", "ReduceMax"])
 def test_bf16_results_below_the_smallest_normal_are_stored_as_the_plugin_stores_them(op, tmp_path):
-    """Zeros of their sign where the CPU has avx512_bf16 (its conversion takes f32 denormals as zero), themselves
-    below: compared with the plugin here, whatever this CPU is."""
+    """Zeros of their sign where the CPU has avx512_bf16 (its conversion takes f32 denormals as zero), but a
+    ReduceMax's (stop 61's review), themselves below: compared with the plugin here, whatever this CPU is."""
     ov = pytest.importorskip("openvino")
     ml = pytest.importorskip("ml_dtypes")
     import irpool
     import openvino.opset1 as o1
     import openvino.opset8 as o8
-    x = np.array([0x0001, 0x8001, 0x007F, 0x0080, 0x3F80, 0x807F], np.uint16).view(ml.bfloat16).reshape(1, 1, -1)
+    x = np.array([0x0001, 0x8001, 0x007F, 0x0080, 0x3F80, 0x807F], np.uint16).view(ml.bfloat16)
+    x = x.reshape(1, -1, 1) if op.startswith("Reduce") else x.reshape(1, 1, -1)      # (a Reduce: a cell a channel)
     p = o1.parameter(list(x.shape), ov.Type.bf16, name="x")
     node = {"MaxPool": lambda: o1.max_pool(p, [1], [0], [0], [1]),
             "AvgPool": lambda: o1.avg_pool(p, [1], [0], [0], [1], True),
-            "AdaptiveAvgPool": lambda: o8.adaptive_avg_pool(p, o1.constant(np.array([6], np.int64)))}[op]()
+            "AdaptiveAvgPool": lambda: o8.adaptive_avg_pool(p, o1.constant(np.array([6], np.int64))),
+            "ReduceMean": lambda: o1.reduce_mean(p, o1.constant(np.array([2], np.int64)), True),
+            "ReduceMax": lambda: o1.reduce_max(p, o1.constant(np.array([2], np.int64)), True)}[op]()
     node.set_friendly_name("pool")
     model = ov.Model([node.output(0)], [p])
     ov.save_model(model, str(tmp_path / "m.xml"))

@@ -514,3 +514,15 @@ def test_an_adaptive_pool_to_one_cell_is_run_as_the_reduction_the_plugin_makes_o
         assert len(got) == len(want), (kind, indices_read)
         for g, w in zip(got, want):
             assert_same_bits(g, w, (kind, indices_read, shape, dtype))
+
+
+def test_an_integer_adaptive_avg_to_one_cell_is_refused_where_the_plugin_runs_a_reduce_mean(tmp_path):
+    """An i32 AdaptiveAvgPool(1) runs as a ReduceMean, whose integer mean the plugin truncates (-3.53 gives -3; stop
+    61's review): irpool runs no integer ReduceMean, so it refuses this one too (it gave a rounded mean)."""
+    p = o1.parameter([1, 2, 3, 3], np.int32, name="x")
+    node = o8.adaptive_avg_pool(p, o1.constant(np.array([1, 1], np.int64)))
+    node.set_friendly_name("pool")
+    xml = save(ov.Model([node.output(0)], [p]), tmp_path / "m.xml")
+    with pytest.raises(irpool.IRError, match="ReduceMean, which irpool does not run on i32"):
+        irpool.run(xml, np.arange(18, dtype=np.int32).reshape(1, 2, 3, 3), layer="pool")
+

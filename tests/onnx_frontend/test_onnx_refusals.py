@@ -258,3 +258,19 @@ def test_a_float16_node_onnxruntime_runs_through_its_own_casts_is_checked_and_ru
         (want,) = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"x": x})
         got = irpool.run(path, x, layer="pool")
         assert_same_bits(next(iter(got.values())), want, (op, opset))
+
+
+@pytest.mark.parametrize("op", ["GlobalAveragePool", "MaxPool"])
+def test_a_float16_node_before_opset_6_is_refused_as_onnxruntime_refuses_it(op):
+    """Before opset 6 the Cast onnxruntime inserts has an int `to` where Cast-1 takes a string: the session refuses
+    the model (stop 61's review found check ok and run running there)."""
+    attrs = {"kernel_shape": [2, 2]} if op == "MaxPool" else {}
+    node = helper.make_node(op, ["x"], ["y"], name="pool", **attrs)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [1, 3, 5, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT16, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 5)]).SerializeToString()
+    assert not _onnxruntime_runs(model, [1, 3, 5, 6], np.float16)
+    assert [f.code for f in irpool.check(model).findings] == ["bad-precision"]
+    with pytest.raises(irpool.IRError):
+        irpool.run(model, np.ones((1, 3, 5, 6), np.float16), layer="pool")
+

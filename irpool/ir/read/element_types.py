@@ -39,18 +39,19 @@ class ElementType:
             x = np.clip(x, -_F32_MAX, _F32_MAX)           # NaN stays NaN
         return x if x.dtype.name == self.compute else x.astype(self.compute)
 
-    def from_compute(self, y: np.ndarray, saturated: bool = False) -> np.ndarray:
+    def from_compute(self, y: np.ndarray, reduce: str | None = None) -> np.ndarray:
         """Back from the compute type, as the plugin converts on the CPU tier run for (irpool.cpu): bf16
         pooled as f32 below the tiers where it is native is rounded by the plugin's emulation, not to even.
-        `saturated`: a Reduce's bf16 output where bf16 is native (_bf16_saturated)."""
+        `reduce`: a Reduce's bf16 output ("max" or "avg"), saturated where bf16 is native (_bf16_saturated), its
+        max's kept below bf16's smallest normal value (measured: only ReduceMax's are)."""
         dtype = self.dtype()
         if self.name == "bf16" and y.dtype == np.float32:
             tier = cpu.for_run()
             if tier is not None and not tier.native("bf16") and tier.bf16_emulated:
                 return cpu.round_bf16(y).view(dtype)
-            if tier is not None and tier.bf16_flushed:      # (its conversion takes f32 denormals as zeros)
+            if tier is not None and tier.bf16_flushed and reduce != "max":   # (its conversion takes denormals as 0)
                 y = np.where(np.abs(y) < _F32_TINY, np.copysign(np.float32(0), y), y)
-            if saturated and (tier is None or tier.native("bf16")):
+            if reduce and (tier is None or tier.native("bf16")):
                 return _bf16_saturated(y, dtype)
         y = y if y.dtype == dtype else y.astype(dtype)   # integers wrap, sign-extending from int32
         if self.saturate:

@@ -2,13 +2,13 @@
 (or the Parameter feeding it) takes, once per shape and type a program sees; its spec run on the core."""
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
 
 from ... import cpu
-from ...core import PoolSpec, adaptive_pool, pool
+from ... import empty
+from ...core import PoolSpec, adaptive_pool, plan, pool
 from ...core.reduce_order import global_reduce
 from ...errors import IRError
 from ...opdefs import load as load_defs
@@ -52,23 +52,21 @@ def execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True
         pl = prepared[key] = interpret(layer, file, x.ndim)
     et = checked_before(prepared, key + (x.shape, x.dtype), lambda: _checked(layer, file, x, pl, declared))
     spec, crop = negpads.fit(pl, x.shape)
+    planned = spec if crop is None else None        # (a cut input's windows are negpads'; _bf16_empty skips them)
 
-    def run_on(xc, indices, spec=spec):
+    def run_on(xc, indices):
         if crop is None:
             return pool(xc, spec, indices=indices, threads=threads)
         return negpads.run(lambda *a, **k: pool(*a, threads=threads, **k), xc, pl, spec, crop, indices)
-
-    def ones(**changes):
-        return run_on(np.ones(x.shape, np.float32), False, replace(spec, **changes))
     try:
         if pl.outputs == 2 and indices:
             why = indices_refusal(pl)
             if why is not None:                         # (the plugin fails running it: inference.py)
                 raise IRError(why, code="fails-at-inference")
             y, i = run_on(et.to_compute(x), True)
-            return [et.from_compute(_bf16_empty(y, et, ones)), i.astype(element_type(pl.index_type).dtype(), copy=False)]
-        y = run_on(et.to_compute(x), False)
-        return [et.from_compute(_bf16_empty(y, et, ones) if spec.reduction == "max" else y)]
+            return [et.from_compute(_bf16_empty(y, et, planned, x.shape)),
+                    i.astype(element_type(pl.index_type).dtype(), copy=False)]
+        return [et.from_compute(_bf16_empty(run_on(et.to_compute(x), False), et, planned, x.shape))]
     except IRError as e:
         raise e.located(**layer.where(file)) from None
 
@@ -93,16 +91,17 @@ def _checked(layer: Layer, file, x: np.ndarray, pl, declared: bool = True):
     return et
 
 
-def _bf16_empty(y, et, windows):
-    """A bf16 MaxPool's windows that hold no input cell, where bf16 is native: bf16's lowest (0xff7f), not the f32
-    lowest the core gives them, which rounds to -inf; a window of -inf taps stays -inf (measured on AMD EPYC family 25
-    model 17, avx512_bf16: ceil_mode's empty last window; stop 61's differential run found irpool's -inf there).
-    `windows(**changes)`: the layer run with its spec changed on an input of ones (an exclude-pad mean of ones is 1
-    but where a window holds no cell)."""
+def _bf16_empty(y, et, spec, shape):
+    """A bf16 MaxPool that has a window with no input cell, where bf16 is native: every window below bf16's lowest
+    (that one, whose f32 lowest rounds to -inf, and one of -inf or NaN taps) gives bf16's lowest, 0xff7f; in a layer
+    with no such window, -inf stays -inf (measured on AMD EPYC family 25 model 17, with no limit and under
+    AVX512_CORE; stop 61's differential run and review found irpool's -inf in both)."""
     tier = cpu.for_run()
-    if et.name != "bf16" or not (tier is None or tier.native("bf16")):
+    if spec is None or et.name != "bf16" or spec.reduction != "max" or not (tier is None or tier.native("bf16")):
+        return y                    # (spec None: negative pads, a cut input: not measured there)
+    if not empty.empty_windows(plan(spec, shape)):
         return y
-    y[~(windows(reduction="avg", count="exclude_pad") > 0)] = _BF16_LOWEST       # (0 or NaN: no cell)
+    y[~(y >= _BF16_LOWEST)] = _BF16_LOWEST
     return y
 
 
@@ -193,6 +192,10 @@ def execute_family(layer: Layer, file, x, shape_input: tuple, threads, layout: s
     xc = et.to_compute(x)                   # in the type the plugin computes it in (as for MaxPool, measured)
     try:
         if fl.family == "adaptive" and _to_reduce(fl, layer, unread):
+            reduce = "ReduceMean-1" if fl.reduction == "avg" else "ReduceMax-1"
+            if et.name not in load_defs("openvino")["ops"][reduce]["run_types"]:
+                raise IRError(f"the plugin runs this {layer.type} to one cell as a {reduce.split('-')[0]}, which irpool"
+                              f" does not run on {et.name} (its integer mean truncates)", code="unsupported")
             return [_global_pool(fl.reduction, et, x, xc, threads, layout)]
         if fl.family == "adaptive":
             bins = [max(o, 0) for o in fl.out_sizes]      # (below -1: a dim of 0, as OpenVINO reads it: family.py)
@@ -224,7 +227,8 @@ def _global_pool(reduction: str, et, x, xc, threads, layout: str):
         cl = layout == "channels_last" and x.ndim in (4, 5) and x.shape[1] > 1
         order = "channels_last" if cl else "planar"
         y = global_reduce(xc.astype(np.float32, copy=False), reduction, order, reduce_lanes(order))
-        return et.from_compute(y.astype(xc.dtype, copy=False).reshape(x.shape[:2] + (1,) * (x.ndim - 2)), saturated=True)
+        return et.from_compute(y.astype(xc.dtype, copy=False).reshape(x.shape[:2] + (1,) * (x.ndim - 2)),
+                               reduce=reduction)
     spec = PoolSpec(kernel=x.shape[2:], reduction=reduction, count="exclude_pad", sum_order="any")
     return et.from_compute(pool(xc, spec, threads=threads))
 

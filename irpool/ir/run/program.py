@@ -159,8 +159,8 @@ class Program:
         layer = found[0]
         unread = frozenset() if doc.is_snippet else \
             frozenset(p.id for p in layer.outputs[1:] if (layer.id, ids.key(p.id)) not in read_ports)
-        return cls._of_layer(doc, layer, sel.sought, (found_consts, shape_ops, shape_edges, consts.bin_path(bin, doc.file)),
-                             producers, unread)
+        shape_parts = (found_consts, shape_ops, shape_edges, consts.bin_path(bin, doc.file))
+        return cls._of_layer(doc, layer, sel.sought, shape_parts, producers, unread)
 
     @classmethod
     def _of_layer(cls, doc: Document, layer: Layer, sought: str, shape_parts: tuple, producers,
