@@ -19,10 +19,10 @@ _POWF = []          # the C library's powf, once loaded (None where there is non
 def _powf():
     if not _POWF:
         fn = None
-        for name in ("libm.so.6", ctypes.util.find_library("m")):
+        for name in ("libm.so.6", None):     # (None: ask find_library, which may run ldconfig: only if needed)
             try:
-                fn = ctypes.CDLL(name).powf if name else None
-            except (OSError, AttributeError):
+                fn = ctypes.CDLL(name or ctypes.util.find_library("m")).powf
+            except (OSError, AttributeError, TypeError):     # (TypeError: find_library found none)
                 continue
             if fn is not None:
                 fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float, ctypes.c_float]

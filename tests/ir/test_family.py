@@ -526,3 +526,27 @@ def test_an_integer_adaptive_avg_to_one_cell_is_refused_where_the_plugin_runs_a_
     with pytest.raises(irpool.IRError, match="ReduceMean, which irpool does not run on i32"):
         irpool.run(xml, np.arange(18, dtype=np.int32).reshape(1, 2, 3, 3), layer="pool")
 
+
+
+@pytest.mark.parametrize("bins, indices_read", [(1, False), (1, True), (2, False), (2, True)])
+def test_run_refuses_an_adaptive_max_the_plugin_does_not_compile_for_its_index_type(bins, indices_read, tmp_path):
+    """i64 indices: the plugin compiles an AdaptiveMaxPool-8 only as the ReduceMax it makes of one to one cell whose
+    indices nothing reads; check said bad-precision elsewhere and run ran them all (stop 61's review)."""
+    p = o1.parameter([1, 2, 4], ov.Type.f32, name="x")
+    node = o8.adaptive_max_pool(p, o1.constant(np.array([bins], np.int64)), index_element_type="i64")
+    node.set_friendly_name("pool")
+    outs = [node.output(0)] + ([node.output(1)] if indices_read else [])
+    model = ov.Model([o1.result(o) for o in outs], [p])
+    xml = save(model, tmp_path / "m.xml")
+    try:
+        CORE.compile_model(model, "CPU")
+        compiles = True
+    except RuntimeError:
+        compiles = False
+    assert ("bad-precision" in [f.code for f in irpool.check(xml).findings]) != compiles
+    x = np.arange(8, dtype=np.float32).reshape(1, 2, 4)
+    if compiles:
+        assert_same_bits(next(iter(irpool.run(xml, x, layer="pool").values())), plugin(model, x)[0])
+    else:
+        with pytest.raises(irpool.IRError, match="does not compile"):
+            irpool.run(xml, x, layer="pool")

@@ -42,8 +42,8 @@ class ElementType:
     def from_compute(self, y: np.ndarray, reduce: str | None = None) -> np.ndarray:
         """Back from the compute type, as the plugin converts on the CPU tier run for (irpool.cpu): bf16
         pooled as f32 below the tiers where it is native is rounded by the plugin's emulation, not to even.
-        `reduce`: a Reduce's bf16 output ("max" or "avg"), saturated where bf16 is native (_bf16_saturated), its
-        max's kept below bf16's smallest normal value (measured: only ReduceMax's are)."""
+        `reduce`: a Reduce's bf16 output ("max" or "avg"), saturated where bf16 is native (_bf16_saturated); a
+        ReduceMax's values below bf16's smallest normal one are kept where avx512_bf16 flushes others (measured)."""
         dtype = self.dtype()
         if self.name == "bf16" and y.dtype == np.float32:
             tier = cpu.for_run()

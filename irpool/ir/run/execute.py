@@ -197,6 +197,10 @@ def execute_family(layer: Layer, file, x, shape_input: tuple, threads, layout: s
                 raise IRError(f"the plugin runs this {layer.type} to one cell as a {reduce.split('-')[0]}, which irpool"
                               f" does not run on {et.name} (its integer mean truncates)", code="unsupported")
             return [_global_pool(fl.reduction, et, x, xc, threads, layout)]
+        compiled = load_defs("openvino")["ops"][fl.op].get("compiled_index_types", (fl.index_type,))
+        if fl.family == "adaptive" and fl.outputs == 2 and fl.index_type not in compiled:   # (check's family_types)
+            raise IRError(f"OpenVINO's CPU plugin does not compile {fl.op} with index_element_type {fl.index_type}, on"
+                          f" any CPU (it takes {', '.join(compiled)})", code="bad-precision")
         if fl.family == "adaptive":
             bins = [max(o, 0) for o in fl.out_sizes]      # (below -1: a dim of 0, as OpenVINO reads it: family.py)
             if fl.outputs == 2:
