@@ -19,7 +19,8 @@ def _bf16_run(model, x):
     return request.get_output_tensor(0).data.view(np.uint16).copy()
 
 
-@pytest.mark.parametrize("case", ["empty", "all -inf", "padded -inf", "reduce -inf", "-inf and NaN beside empty"])
+@pytest.mark.parametrize("case", ["empty", "all -inf", "padded -inf", "reduce -inf", "-inf and NaN beside empty",
+                                  "dilated -inf"])
 def test_bf16_empty_windows_and_reduce_identity_are_the_plugins(case, tmp_path):
     """On a CPU where the plugin pools bf16 natively, a MaxPool window with no input cell gives bf16's lowest,
     0xff7f, and so does a window of -inf or NaN taps in such a layer, where in a layer without one it gives -inf; a
@@ -29,16 +30,19 @@ def test_bf16_empty_windows_and_reduce_identity_are_the_plugins(case, tmp_path):
     ml = pytest.importorskip("ml_dtypes")
     import irpool
     import openvino.opset1 as o1
+    import openvino.opset8 as o8
     from irpool import cpu
     if not cpu.for_run().native("bf16"):
         pytest.skip("bf16 is not pooled natively on this CPU: its rule is not measured (cpu-records)")
     x = {"empty": [1, 2, 3, 4, 5, 6], "all -inf": [-np.inf, -np.inf, 1.0, -np.inf],
          "padded -inf": [-np.inf, -np.inf], "reduce -inf": [-np.inf, -np.inf, -np.inf],
-         "-inf and NaN beside empty": [1, -np.inf, np.nan, 4]}[case]
+         "-inf and NaN beside empty": [1, -np.inf, np.nan, 4], "dilated -inf": [-np.inf, 1, -np.inf, np.nan, 3]}[case]
     x = np.array(x, np.float32).astype(ml.bfloat16).reshape(1, 1, -1)
     p = o1.parameter(list(x.shape), ov.Type.bf16, name="x")
     if case == "reduce -inf":
         node = o1.reduce_max(p, o1.constant(np.array([2], np.int64)), True)
+    elif case == "dilated -inf":                       # (a window of -inf taps, no empty window: final61's run)
+        node = o8.max_pool(p, [1], [2], [0], [0], [2])
     else:
         k, s, pads, rounding = {"empty": (1, 2, 0, "ceil"), "all -inf": (2, 2, 0, "floor"),
                                 "padded -inf": (2, 1, 1, "floor"), "-inf and NaN beside empty": (1, 1, 2, "floor")}[case]
@@ -72,3 +76,32 @@ def test_bf16_results_below_the_smallest_normal_are_stored_as_the_plugin_stores_
     ov.save_model(model, str(tmp_path / "m.xml"))
     got = next(iter(irpool.run(tmp_path / "m.xml", x, layer="pool").values()))
     assert np.asarray(got).view(np.uint16).tolist() == _bf16_run(model, x).tolist()
+
+
+@pytest.mark.parametrize("indices_read", [False, True])
+def test_a_bf16_maxpool_whose_indices_a_net_reads_runs_where_the_plugin_compiles_it(indices_read, tmp_path):
+    """The plugin refuses a bf16 MaxPool-8 whose indices an edge reads where bf16 is native (its reference
+    implementation has no bf16); check said so, and run computed it (stop 61's final run). Compared with the plugin,
+    with the f32 hint run computes under, on this machine's tier."""
+    ov = pytest.importorskip("openvino")
+    ml = pytest.importorskip("ml_dtypes")
+    import irpool
+    import openvino.opset1 as o1
+    import openvino.opset8 as o8
+    p = o1.parameter([1, 2, 6], ov.Type.bf16, name="x")
+    node = o8.max_pool(p, [1], [1], [0], [0], [2])
+    node.set_friendly_name("pool")
+    outs = [node.output(0)] + ([node.output(1)] if indices_read else [])
+    model = ov.Model([o1.result(o) for o in outs], [p])
+    ov.save_model(model, str(tmp_path / "m.xml"))
+    try:
+        ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+        compiles = True
+    except RuntimeError:
+        compiles = False
+    x = np.arange(12, dtype=np.float32).reshape(1, 2, 6).astype(ml.bfloat16)
+    if compiles:
+        irpool.run(tmp_path / "m.xml", {"x": x})
+    else:
+        with pytest.raises(irpool.IRError, match="does not compile"):
+            irpool.run(tmp_path / "m.xml", {"x": x})

@@ -50,7 +50,8 @@ def execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True
         if declared:                            # (an input of another rank is the input's fault, not the layer's)
             _check_declared_input(layer, file, x)
         pl = prepared[key] = interpret(layer, file, x.ndim)
-    et = checked_before(prepared, key + (x.shape, x.dtype), lambda: _checked(layer, file, x, pl, declared))
+    read = not declared and indices and pl.outputs == 2      # (in a net, where an edge reads the indices)
+    et = checked_before(prepared, key + (x.shape, x.dtype, read), lambda: _checked(layer, file, x, pl, declared, read))
     spec, crop = negpads.fit(pl, x.shape)
     planned = spec if crop is None else None        # (a cut input's windows are negpads'; _bf16_empty skips them)
 
@@ -71,17 +72,18 @@ def execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True
         raise e.located(**layer.where(file)) from None
 
 
-def _checked(layer: Layer, file, x: np.ndarray, pl, declared: bool = True):
+def _checked(layer: Layer, file, x: np.ndarray, pl, declared: bool = True, indices_read: bool = False):
     """The ElementType a pooling layer runs an array in, once its shape and type are known to fit the layer.
     `declared`: the array must fit the layer's input port, as the only declaration a layer run alone has (in a
-    net, OpenVINO takes what the producer gives, whatever the port declares)."""
+    net, OpenVINO takes what the producer gives, whatever the port declares). `indices_read`: in a net, an edge
+    reads the indices (a bf16 MaxPool-8/14 the plugin then refuses where bf16 is native: stop 61's final run)."""
     if declared:
         _check_declared_input(layer, file, x)
     check_dims(pl, x.shape, file)
     et = of_dtype(x.dtype)
     why = f"irpool has no IR element type for arrays of {x.dtype}" if et is None else None
     if et is not None:
-        refusal = type_refusal(pl, et, channels=x.shape[1], hint_f32=True)   # (run computes as with the hint)
+        refusal = type_refusal(pl, et, indices_read, channels=x.shape[1], hint_f32=True)   # (as with the hint)
         if refusal and (refusal[0] == "bad-precision" or et.compute is None):
             why = refusal[1]                # (a type some CPUs compile runs where irpool knows how it pools)
     if not why and pl.spec.reduction == "avg" and not et.averages:
@@ -92,14 +94,14 @@ def _checked(layer: Layer, file, x: np.ndarray, pl, declared: bool = True):
 
 
 def _bf16_empty(y, et, spec, shape):
-    """A bf16 MaxPool that has a window with no input cell, where bf16 is native: every window below bf16's lowest
-    (that one, whose f32 lowest rounds to -inf, and one of -inf or NaN taps) gives bf16's lowest, 0xff7f; in a layer
-    with no such window, -inf stays -inf (measured on AMD EPYC family 25 model 17, with no limit and under
-    AVX512_CORE; stop 61's differential run and review found irpool's -inf in both)."""
+    """A bf16 MaxPool that has a window with no input cell, or a dilation, where bf16 is native: every window below
+    bf16's lowest (an empty one, whose f32 lowest rounds to -inf, and one of -inf or NaN taps) gives bf16's lowest,
+    0xff7f; in another layer -inf stays -inf (measured on AMD EPYC family 25 model 17, with no limit and under
+    AVX512_CORE; stop 61's differential runs and review found irpool's -inf in each)."""
     tier = cpu.for_run()
     if spec is None or et.name != "bf16" or spec.reduction != "max" or not (tier is None or tier.native("bf16")):
         return y                    # (spec None: negative pads, a cut input: not measured there)
-    if not empty.empty_windows(plan(spec, shape)):
+    if all(d == 1 for d in spec.dilations) and not empty.empty_windows(plan(spec, shape)):
         return y
     y[~(y >= _BF16_LOWEST)] = _BF16_LOWEST
     return y
