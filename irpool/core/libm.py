@@ -9,34 +9,33 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+from functools import lru_cache
 
 import numpy as np
 
 _NEAR = 1 / 64      # ulp: a root this near a midpoint of two float32 values is taken from powf
-_POWF = []          # the C library's powf, once loaded (None where there is none)
+_BLOCK = 1 << 14    # sums rooted at a time: its double-precision copies stay small
 
 
+@lru_cache(maxsize=None)
 def _powf():
-    if not _POWF:
-        fn = None
-        for name in ("libm.so.6", None):     # (None: ask find_library, which may run ldconfig: only if needed)
-            try:
-                fn = ctypes.CDLL(name or ctypes.util.find_library("m")).powf
-            except (OSError, AttributeError, TypeError):     # (TypeError: find_library found none)
-                continue
-            if fn is not None:
-                fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float, ctypes.c_float]
-                break
-        _POWF.append(fn)
-    return _POWF[0]
+    """The C library's powf (None where there is none: the correctly rounded root stands)."""
+    for name in ("libm.so.6", None):     # (None: ask find_library, which may run ldconfig: only if needed)
+        try:
+            fn = ctypes.CDLL(name or ctypes.util.find_library("m")).powf
+        except (OSError, AttributeError, TypeError):     # (TypeError: find_library found none)
+            continue
+        fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float, ctypes.c_float]
+        return fn
+    return None
 
 
-def rooted(total: np.ndarray, inverse: np.float32, out: np.ndarray) -> None:
-    """powf(total, inverse) into `out` for a float32 `total`, as the C library rounds it (correctly rounded where it
-    has none); a block at a time, so that its double-precision copies stay small."""
-    flat_t, flat_o = total.reshape(-1), out.reshape(-1)
-    for i in range(0, flat_t.size, _BLOCK):
-        flat_o[i:i + _BLOCK] = _rooted(flat_t[i:i + _BLOCK], inverse)
+def rooted(total: np.ndarray, inverse: np.float32) -> np.ndarray:
+    """powf(total, inverse) of a float32 array, as the C library rounds it, a block at a time."""
+    flat, out = total.reshape(-1), np.empty(total.size, np.float32)
+    for i in range(0, flat.size, _BLOCK):
+        out[i:i + _BLOCK] = _rooted(flat[i:i + _BLOCK], inverse)
+    return out.reshape(total.shape)
 
 
 def _rooted(t: np.ndarray, inverse: np.float32) -> np.ndarray:
@@ -52,6 +51,3 @@ def _rooted(t: np.ndarray, inverse: np.float32) -> np.ndarray:
         for i in np.flatnonzero(near):
             r[i] = powf(float(t[i]), float(inverse))
     return r
-
-
-_BLOCK = 1 << 14        # sums rooted at a time

@@ -289,31 +289,24 @@ def _lp_root(total: np.ndarray, out: np.ndarray, p: float) -> None:
     LpPool::Finalize; libm.py). numpy's own float32 power (SIMD on AVX-512) differed from powf in the last bit in
     12 of 72 windows (p = 3, measured)."""
     if total.dtype == np.float32:       # (p = 2 too: powf(sum, 0.5f) is not always the correctly rounded sqrt)
-        if out.dtype == np.float32 and out.flags.c_contiguous and total.flags.c_contiguous:
-            libm.rooted(total, np.float32(1.0) / np.float32(p), out)
-        else:
-            root = np.empty(total.shape, np.float32)
-            libm.rooted(np.ascontiguousarray(total), np.float32(1.0) / np.float32(p), root)
-            np.copyto(out, root, casting="unsafe")
-    elif p == 2.0:
+        np.copyto(out, libm.rooted(total, np.float32(1.0) / np.float32(p)), casting="unsafe")
+    elif p == 2.0:                      # (float64 sums: geometry._accumulator)
         np.sqrt(total, out=out, casting="unsafe")
-    elif total.dtype.kind == "f" and total.dtype.itemsize < 8:
-        np.copyto(out, np.power(total.astype(np.float64), float(np.float32(1.0) / np.float32(p))), casting="unsafe")
     else:
         np.power(total, 1.0 / p, out=out, casting="unsafe")
 
 
 def _lp_powers(a: np.ndarray, p: float) -> None:
     """|a|^p in place: what an Lp window sums. onnxruntime raises |x| to its integer p in double precision and
-    rounds the power to the input's type (std::pow(float, int64_t), pool_base.h LpPool::Process): a float32 power
-    of its own rounds once, not twice, and differs in the last bit for p = 3 and 4 (measured)."""
+    rounds the power to the input's type (std::pow(float, int64_t), pool_base.h LpPool::Process), twice rounded;
+    numpy's float32 power rounds once and differed in the last bit for p = 3 and 4 (measured)."""
     if p == 2.0:
         np.square(a, out=a)             # (a float's square is exact in double: rounded once either way)
         return
     np.abs(a, out=a)
     if p == 1.0:
         return
-    if a.dtype.kind != "f" or a.dtype.itemsize == 8:
+    if a.dtype == np.float64:           # (sums are float32 or float64: geometry._accumulator)
         np.power(a, p, out=a)
         return
     flat = a.reshape(-1)                # (a view: the buffers are contiguous)

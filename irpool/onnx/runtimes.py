@@ -10,6 +10,7 @@ from collections import deque
 from dataclasses import replace
 
 from ..core import axis_names, plan
+from ..core.mlas_pool import kind as mlas_kind
 from ..errors import IRError
 from ..opdefs import load
 from .. import empty
@@ -186,12 +187,6 @@ def value_differences(j) -> list:
     return _value_differences(j)
 
 
-def _mlas_global(p) -> bool:
-    """Whether onnxruntime runs a 1-D values-only MaxPool through MLAS's global kernel: one window, the whole
-    input, at stride 1 with no pads (measured: its NaN follows vector lanes there, as in 2-D)."""
-    return p.kernel == p.length and p.stride == 1 and not p.pad_begin and not p.pad_end and p.dilation == 1
-
-
 def _low_p(j):
     """An LpPool's or GlobalLpPool's p where it is 0 or below (irpool does not run it: attributes.lp_refusal), else
     None. Measured, onnxruntime 1.32.0 and OpenVINO 2026.4.1: p = 0, -1 and -2 at opsets 11 and 18."""
@@ -341,6 +336,8 @@ def _value_differences(j) -> list:
     start = ort_max_start(spec, j.x_type, len(n.node.output)) if spec.reduction == "max" and _nan_rules(j) else None
     if start == "first":
         found.append(("nan_first", f"NaN: {rules['openvino_nan_first']}"))
-    elif start == "lowest" and (spec.ndim > 1 or _mlas_global(j.plans[0])):
+    elif start == "lowest" and (spec.ndim > 1 or mlas_kind(*zip(*((p.kernel, p.stride, p.pad_begin, p.pad_end,
+                                                                    p.length) for p in j.plans))) == "global"):
+        # (a 1-D window over the whole input runs MLAS's global kernel, whose NaN follows its lanes as in 2-D)
         found.append(("mlas_nan", f"NaN: {rules['onnxruntime_mlas_nan']}"))
     return found

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ... import cpu
 from ...opdefs import load
 from ..ops import negpads
+from ..ops.family import index_type_refusal
 from ..ops.inference import CODE, indices_refusal
 from ..ops.type_refusals import kept_in_type, type_refusal
 from .found import Found
@@ -118,9 +119,8 @@ def family_types(layer, fl, et, pending, held) -> list:
                            f" {', '.join(d['input_types'])})", layer.inputs[0].line, layer))
     if fl.outputs == 2:
         watch_indices(layer, pending, held)
-    if fl.outputs == 2 and fl.index_type not in d.get("compiled_index_types", (fl.index_type,)):
-        why = (f"OpenVINO's CPU plugin does not compile {fl.op} with index_element_type {fl.index_type}, on any"
-               f" CPU (it takes {', '.join(d['compiled_index_types'])})")
+    why = index_type_refusal(fl)
+    if why is not None:
         port = (layer.id, layer.outputs[1].id) if len(layer.outputs) > 1 else None
         if fl.out_sizes and all(n == 1 for n in fl.out_sizes):   # global: a ReduceMax unless indices are used
             if port is not None:

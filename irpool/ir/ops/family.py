@@ -131,6 +131,17 @@ def validation_refusal(layer: Layer, file, et) -> str | None:
             f" {', '.join(d['input_types'])})")
 
 
+def index_type_refusal(fl) -> str | None:
+    """Why the CPU plugin does not compile an AdaptiveMaxPool with its index_element_type (schemas/openvino.json
+    compiled_index_types: i32 alone), on any CPU; None where it does, or for an op without indices. check makes it
+    a verdict where the indices are used (a global one whose indices nothing reads is a ReduceMax); run refuses."""
+    compiled = load("openvino")["ops"][fl.op].get("compiled_index_types")
+    if fl.outputs != 2 or compiled is None or fl.index_type in compiled:
+        return None
+    return (f"OpenVINO's CPU plugin does not compile {fl.op} with index_element_type {fl.index_type}, on any CPU (it"
+            f" takes {', '.join(compiled)})")
+
+
 def is_family(layer: Layer) -> bool:
     return layer.type in FAMILY_TYPES
 

@@ -17,7 +17,7 @@ from ...opdefs import load
 
 _F32_MAX = float(np.finfo(np.float32).max)
 _F32_TINY = float(np.finfo(np.float32).tiny)     # the smallest normal f32 (and bf16) value
-_BF16_MAX = float(np.uint32(0x7F7F0000).view(np.float32))     # bf16's largest finite value
+BF16_MAX = float(np.uint32(0x7F7F0000).view(np.float32))     # bf16's largest finite value
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def _bf16_saturated(y: np.ndarray, dtype) -> np.ndarray:
     r = y.astype(dtype)
     over = np.isfinite(y) & np.isinf(r)
     if over.any():
-        r[over] = np.copysign(_BF16_MAX, y[over]).astype(dtype)
+        r[over] = np.copysign(BF16_MAX, y[over]).astype(dtype)
     return r
 
 

@@ -15,8 +15,8 @@ from ...opdefs import load as load_defs
 from ..ops import fold, negpads
 from ..ops.inference import dynamic_bins_refusal, indices_refusal
 from ..read.dims import compatible, parse_shape, shape_text
-from ..read.element_types import element_type, of_dtype
-from ..ops.family import interpret_family, shape_input_name
+from ..read.element_types import BF16_MAX, element_type, of_dtype
+from ..ops.family import index_type_refusal, interpret_family, shape_input_name
 from ..ops.pools import check_dims, interpret
 from ..ops.type_refusals import type_refusal
 from ..read.layer_edge import Layer
@@ -103,11 +103,9 @@ def _bf16_empty(y, et, spec, shape):
         return y                    # (spec None: negative pads, a cut input: not measured there)
     if all(d == 1 for d in spec.dilations) and not empty.empty_windows(plan(spec, shape)):
         return y
-    y[~(y >= _BF16_LOWEST)] = _BF16_LOWEST
+    lowest = np.float32(-BF16_MAX)
+    y[~(y >= lowest)] = lowest
     return y
-
-
-_BF16_LOWEST = np.uint32(0xFF7F0000).view(np.float32)   # bf16's lowest, in f32
 
 
 def _check_declared_input(layer: Layer, file, x: np.ndarray) -> None:
@@ -196,13 +194,13 @@ def execute_family(layer: Layer, file, x, shape_input: tuple, threads, layout: s
         if fl.family == "adaptive" and _to_reduce(fl, layer, unread):
             reduce = "ReduceMean-1" if fl.reduction == "avg" else "ReduceMax-1"
             if et.name not in load_defs("openvino")["ops"][reduce]["run_types"]:
+                why = " (the plugin's integer mean truncates)" if fl.reduction == "avg" else ""
                 raise IRError(f"the plugin runs this {layer.type} to one cell as a {reduce.split('-')[0]}, which irpool"
-                              f" does not run on {et.name} (its integer mean truncates)", code="unsupported")
+                              f" does not run on {et.name}{why}", code="unsupported")
             return [_global_pool(fl.reduction, et, x, xc, threads, layout)]
-        compiled = load_defs("openvino")["ops"][fl.op].get("compiled_index_types", (fl.index_type,))
-        if fl.family == "adaptive" and fl.outputs == 2 and fl.index_type not in compiled:   # (check's family_types)
-            raise IRError(f"OpenVINO's CPU plugin does not compile {fl.op} with index_element_type {fl.index_type}, on"
-                          f" any CPU (it takes {', '.join(compiled)})", code="bad-precision")
+        why = index_type_refusal(fl)
+        if why is not None:
+            raise IRError(why, code="bad-precision")
         if fl.family == "adaptive":
             bins = [max(o, 0) for o in fl.out_sizes]      # (below -1: a dim of 0, as OpenVINO reads it: family.py)
             if fl.outputs == 2:
