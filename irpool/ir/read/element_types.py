@@ -13,6 +13,7 @@ import numpy as np
 
 from ... import cpu
 from ...dtypes import dtype_named
+from ...errors import IRError
 from ...opdefs import load
 
 _F32_MAX = float(np.finfo(np.float32).max)
@@ -142,3 +143,16 @@ def parameter_element_type(text: str | None) -> ElementType | None:
 def of_dtype(dtype: np.dtype) -> ElementType | None:
     """The IR element type of an array dtype (numpy's or ml_dtypes')."""
     return next((et for et in _table().values() if et.numpy == np.dtype(dtype).name), None)
+
+
+def stored_bits(x: np.ndarray, et: ElementType | None) -> np.ndarray:
+    """`x` as the declared type `et` where numpy kept only its bytes: np.save writes an ml_dtypes array (bf16,
+    float8, int4) as raw void ('|V2', '|V1'), and np.load gives that back, so a .npy is the only file such an
+    input can arrive in and it arrives untyped. Any other array is returned as it is (its type is judged)."""
+    if x.dtype.type is not np.void or x.dtype.fields is not None or et is None or et.numpy is None:
+        return x
+    try:
+        want = et.dtype()
+    except IRError:                     # (no ml-dtypes: the type's refusal says so where it is judged)
+        return x
+    return x.view(want) if want.type is not np.void and want.itemsize == x.dtype.itemsize else x

@@ -15,7 +15,7 @@ from ...opdefs import load as load_defs
 from ..ops import fold, negpads
 from ..ops.inference import dynamic_bins_refusal, indices_refusal
 from ..read.dims import compatible, parse_shape, shape_text
-from ..read.element_types import BF16_MAX, element_type, of_dtype
+from ..read.element_types import BF16_MAX, element_type, of_dtype, stored_bits
 from ..ops.family import index_type_refusal, interpret_family, shape_input_name
 from ..ops.pools import check_dims, interpret
 from ..ops.type_refusals import type_refusal
@@ -43,7 +43,7 @@ def execute(layer: Layer, file, x, threads, prepared: dict, indices: bool = True
     `prepared`: (layer id, rank) -> its PoolLayer, and the input shapes and types already checked, kept between
     runs. `indices`: whether a MaxPool's indices output is wanted (when nothing reads it, only the values are
     computed). `key`: what the layer's interpretation is kept under (its group's number; default its id)."""
-    x = np.asarray(x)
+    x = _declared_bits(layer, x) if declared else np.asarray(x)
     key = ("layer", layer.id, x.ndim) if key is None else ("group", key, x.ndim)
     pl = prepared.get(key)
     if pl is None:
@@ -106,6 +106,12 @@ def _bf16_empty(y, et, spec, shape):
     lowest = np.float32(-BF16_MAX)
     y[~(y >= lowest)] = lowest
     return y
+
+
+def _declared_bits(layer: Layer, x) -> np.ndarray:
+    """A layer run alone's input, an ml_dtypes array's bytes (an .npy) taken as its input port's precision."""
+    x = np.asarray(x)
+    return stored_bits(x, element_type(layer.inputs[0].precision)) if layer.inputs else x
 
 
 def _check_declared_input(layer: Layer, file, x: np.ndarray) -> None:
@@ -174,7 +180,7 @@ def execute_family(layer: Layer, file, x, shape_input: tuple, threads, layout: s
     indices). `layout`: what the plugin gives a global reduction in its graph (planar after a Parameter,
     channels_last after a Convolution: ir/run/program.py's producer_layout); its order of additions follows it.
     `unread`: the layer's output ports no edge reads."""
-    x = np.asarray(x)
+    x = _declared_bits(layer, x)
     _check_declared_input(layer, file, x)       # (an input of another rank is the input's fault, not the layer's)
     values, const_where = shape_input
     fl = interpret_family(layer, file, x.ndim, values, const_where)
@@ -239,15 +245,17 @@ def _global_pool(reduction: str, et, x, xc, threads, layout: str):
 
 def feed(layer: Layer, file, x, prepared: dict) -> np.ndarray:
     """Check an input array against its Parameter's shape (intervals and dynamic rank included) and type,
-    read once per Parameter into `prepared`."""
+    read once per Parameter into `prepared` (an .npy's bytes of an ml_dtypes array taken as its type)."""
     x = np.asarray(x)
+    if x.dtype.type is np.void:
+        x = stored_bits(x, declared_parameter(layer, file, prepared)[2])
     checked_before(prepared, ("fed", layer.id, x.shape, x.dtype), lambda: _fits(layer, file, x, prepared))
     return x
 
 
 def _fits(layer: Layer, file, x: np.ndarray, prepared: dict) -> bool:
     """An input array's shape and type against its Parameter's: True, or an IRError."""
-    shape, et_text, et = prepared.get(layer.id) or prepared.setdefault(layer.id, _parameter(layer, file))
+    shape, et_text, et = declared_parameter(layer, file, prepared)
     if shape is not None and (len(shape) != x.ndim or not all(compatible(s, n) for s, n in zip(shape, x.shape))):
         raise IRError(f"input {layer.name!r} has shape {list(x.shape)}, the Parameter declares {shape_text(shape)}",
                       code="bad-input", **layer.where(file))
@@ -263,6 +271,11 @@ def _set_tensor(x: np.ndarray, et) -> str:
     got = of_dtype(x.dtype)
     return (f", as OpenVINO refuses it (\"Failed to set tensor for input with precision: {got.name}, since the model"
             f" input tensor precision is: {et.name}\")") if got is not None else ""
+
+
+def declared_parameter(layer: Layer, file, prepared: dict) -> tuple:
+    """_parameter's answer, read once per Parameter into `prepared`."""
+    return prepared.get(layer.id) or prepared.setdefault(layer.id, _parameter(layer, file))
 
 
 def _parameter(layer: Layer, file) -> tuple:

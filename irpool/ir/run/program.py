@@ -5,6 +5,8 @@ from __future__ import annotations
 from array import array
 from dataclasses import replace
 
+import numpy as np
+
 from ... import cpu, select
 from ...errors import IRError
 from ...opdefs import load as load_defs
@@ -12,10 +14,11 @@ from ..ops import consts, fold
 from ..read import ids
 from ..ops.consts import Const
 from .producers import Producers
-from .execute import bind_inputs, execute, execute_family, feed, shape_input
+from .execute import bind_inputs, declared_parameter, execute, execute_family, feed, shape_input
 from ..ops.family import FAMILY_TYPES, is_family
 from ..ops.pools import POOL_TYPES, is_pooling, op_name
 from ...limits import MAX_BYTES
+from ..read.element_types import element_type, stored_bits
 from ..read.layer_edge import REQUIRED, Layer, content_key, op_type, read_edge, read_layer
 from ..read.document import Document
 from ..read.structure import line_of
@@ -350,6 +353,16 @@ class Program:
                 if (other_uses.get(4 * row + port) if port else uses[row]):
                     values[4 * row + port] = arr
         return {table.name(row): results[row] for row in self.results}
+
+    def typed(self, inputs) -> dict:
+        """The inputs as run takes them: an .npy's untyped bytes of an ml_dtypes array (bf16, float8, int4) as the
+        type its Parameter declares (a bare layer's: its input port's), for --against, which hands them on."""
+        if self.snippet is not None:
+            et = element_type(self.snippet.inputs[0].precision) if self.snippet.inputs else None
+            return {k: stored_bits(np.asarray(a), et) for k, a in inputs.items()}
+        bound, params = bind_inputs(self.params, self.file, inputs), {p.id: p for p in self.params}
+        declared = {id(a): declared_parameter(params[pid], self.file, self.prepared)[2] for pid, a in bound.items()}
+        return {k: stored_bits(np.asarray(a), declared.get(id(a))) for k, a in inputs.items()}
 
     def _run_snippet(self, inputs, threads) -> dict:
         layer = self.snippet
