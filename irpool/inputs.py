@@ -189,6 +189,14 @@ class Arrays(dict):
         super().__init__()
         self.origins = {}
 
+    def typed(self, program) -> "Arrays":
+        """These arrays as `program` takes them (its typed(): an .npy's bytes of an ml_dtypes array as the type
+        declared), each still named by its -i file."""
+        typed = Arrays()
+        typed.update(program.typed(self))
+        typed.origins = self.origins
+        return typed
+
     def run(self, program, threads=None) -> dict:
         """program.run(self, threads), a refused array named by the -i file it came from (blame)."""
         try:
