@@ -146,12 +146,12 @@ class Edges:
             self.pending.feed((tl, tp), (fl, fp))
         else:
             self.producer(fl, fp, tl, tp)
-        why = self.held.edge_read(fl, fp)
+        why = self.held.edge_read(fl, fp, tl)
         self.pending.read((fl, fp), (tl, tp), line)
         if why:
             src = self.sigs.info(fl)                  # (OpenVINO's only where its reader builds the pool: build-time)
             self.take([Found(why[0], used_at(why[1], fl, fp, tl, tp), line,
-                             {"id": fl, "name": src and src.name, "type": src and src.type}, True)])
+                             {"id": fl, "name": src and src.name, "type": src and src.type}, True, reader=tl)])
         problem = self.producers.edge_problem(fl, fp, tl, tp)
         late = tl in self.pending.waiting and (tl in self.waits.pools or tl in self.pending.patient)
         if problem and problem.joins and late:

@@ -124,8 +124,10 @@ class Finish:
         late = [k for k in self.build_time if findings[k].severity == "error" and findings[k].code not in _DECLARED]
         found, built = self.graph.problems(len(seen), seen.id,
                                            lambda r: [pid for pid, _ in self.sigs.at(seen.value[r]).inputs],
-                                           ask=bool(self.pending.loose or late or self.kept.weightless))
+                                           ask=bool(self.pending.loose or late or self.kept.weightless
+                                                    or self.held.readers))
         self.amend(graph_verdicts.unbuilt(findings, late, built, seen))
+        self.amend(graph_verdicts.unbuilt_readers(findings, self.held.readers, built, seen))
         self.take(graph_verdicts.weightless(self.kept, self.seen, built))
         self.take(graph_verdicts.refusals(found, seen, self.sigs))
         self.take(graph_verdicts.loose_edges(self.pending.loose, built))

@@ -41,7 +41,10 @@ def f32_chain(held, seen, graph) -> list:
     """The pools kept in a type the tier has no kernel for (held.f32_chain): refused, but where their output reaches
     a layer the plugin runs as f32 (a MaxPool-8/14 or AdaptiveMaxPool whose indices are used) or a Convert to
     another type than bf16: then the plugin runs the chain in f32. (IR v10's are not refused: Finish.held_verdicts.)"""
-    roots = [seen.row(lid) for lid in held.references] + list(held.converts)
+    live = graph.feeds(list(graph.roots), len(seen))    # (read_model drops a reader no Result depends on)
+    roots = [seen.row(lid) for lid, readers in held.references.items()
+             if any(seen.row(key(tl)) is None or live[seen.row(key(tl))] for tl in readers)] + \
+        [row for row in held.converts if live[row]]
     reach = graph.feeds(roots, len(seen))
     found = []
     for lid, (code, message, line, layer) in held.f32_chain.items():
@@ -89,6 +92,22 @@ def unbuilt(findings, late, built, seen) -> list:
             out.append((k, replace(f, code="unbuilt", severity=severity("unbuilt"), fix=None,
                                    message=f"{f.message}; but OpenVINO's reader never builds this layer (no Result"
                                    " depends on it), so it reads the file")))
+    return out
+
+
+def unbuilt_readers(findings, readers, built, seen) -> list:
+    """(index, finding) of each verdict said at an edge that uses an output (held.readers) into a layer its reader
+    never builds, made an `unbuilt` warning: read_model drops that layer and its edge, so nothing uses the output
+    (measured: tests/ir/test_dead_readers.py). Where the layer itself is not built, unbuilt() said so already."""
+    out = []
+    for k, reader in readers:
+        f, row = findings[k], seen.row(key(reader))
+        own = seen.row(key(f.layer_id)) if f.layer_id is not None else None
+        if f.code == "unbuilt" or row is None or built[row] or own is None or not built[own]:
+            continue
+        out.append((k, replace(f, code="unbuilt", severity=severity("unbuilt"), fix=None,
+                               message=f"{f.message}; but OpenVINO's reader never builds layer {reader} (no Result"
+                               " depends on it), so nothing uses that output")))
     return out
 
 

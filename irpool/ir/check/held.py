@@ -14,9 +14,11 @@ class Held:
         self.unless_used = {}   # (layer id, port id) -> (code, message, line, layer): refused unless it is used
         self.f32_chain = {}     # layer id -> (code, message, line, layer): refused unless it feeds a layer run as f32
         self.index_ports = {}   # (layer id, port id) -> (code, why) OpenVINO refuses the layer if this output is used
-        self.reference_ports, self.references = set(), set()   # indices ports that make one, the layers they did
+        self.reference_ports = set()    # indices ports that make the plugin run the layer as a reference
+        self.references = {}    # layer id -> ids of the layers that read such a port of it
         self.fused = []         # (pool id, Convert id, edge line) of pools that feed a Convert to bf16 (fused_convert)
         self.converts = array("i")   # rows of Converts to another type than bf16 (graph_verdicts.f32_chain)
+        self.readers = []       # (finding index, consumer id) of verdicts said at an edge that uses an output
 
     def unless(self, port, verdict) -> None:
         """`verdict` (code, message, line, layer): said in finish unless an edge reads output `port`."""
@@ -38,16 +40,22 @@ class Held:
         """A pool kept in a type the tier has no kernel for: refused unless it feeds a layer run as f32."""
         self.f32_chain[lid] = verdict
 
-    def edge_read(self, fl, fp):
-        """An edge reads output `fp` of layer `fl`: what is refused where it is used (code, why), or None."""
+    def edge_read(self, fl, fp, tl=None):
+        """An edge reads output `fp` of layer `fl` into layer `tl`: what is refused where it is used (code, why), or
+        None."""
         self.unless_used.pop((fl, fp), None)
         if (fl, fp) in self.reference_ports:
-            self.references.add(fl)
+            self.references.setdefault(fl, set()).add(tl)
         return self.index_ports.get((fl, fp))
 
     def fuse(self, fl, tl, line) -> None:
         """Pool `fl`'s data output goes to Convert `tl` to a type the plugin fuses into it (finish judges it)."""
         self.fused.append((fl, tl, line))
+
+    def said_at(self, index, reader) -> None:
+        """The finding at `index` was said at an edge into layer `reader` that uses the output (finish: whether
+        read_model keeps that edge)."""
+        self.readers.append((index, reader))
 
     def convert(self, row) -> None:
         """A Convert to another type than bf16 (at `row`): where the plugin runs a bf16 chain in f32."""

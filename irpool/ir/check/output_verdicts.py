@@ -19,7 +19,7 @@ def if_used(layer, port, why, pending, held, keep=False) -> list:
     """`why` (code, message), refused where output `port` of `layer` is used: said at each edge that uses it where
     the layer waited for its edges, else held for them (Held.if_used; `keep`: not over a verdict held there)."""
     if port in pending.read_from_waiting:
-        return [Found(why[0], used_at(why[1], *port, tl, tp), line, layer)
+        return [Found(why[0], used_at(why[1], *port, tl, tp), line, layer, reader=tl)
                 for tl, tp, line in pending.read_from_waiting[port]]
     held.if_used(port, why, keep)
     return []
@@ -97,8 +97,8 @@ def watch_indices(layer, pending, held) -> None:
         return
     port = (layer.id, layer.outputs[1].id)
     held.watch(port)
-    if port in pending.read_from_waiting:
-        held.edge_read(*port)
+    for tl, _, _ in pending.read_from_waiting.get(port, ()):
+        held.edge_read(*port, tl)
 
 
 def fails_if_used(layer, pl, pending, held) -> list:

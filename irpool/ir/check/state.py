@@ -66,6 +66,8 @@ class NetCheck(Intake, Edges, Bodies, Finish):
     def take(self, found) -> None:
         """What a room found (found.Found): findings, build-time ones marked so (finish)."""
         for f in found:
+            if f.reader is not None:
+                self.held.said_at(len(self.report.findings), f.reader)
             if f.build_time:
                 self.build_time.append(len(self.report.findings))
             if hasattr(f.who, "get"):
