@@ -105,3 +105,32 @@ def test_a_bf16_maxpool_whose_indices_a_net_reads_runs_where_the_plugin_compiles
     else:
         with pytest.raises(irpool.IRError, match="does not compile"):
             irpool.run(tmp_path / "m.xml", {"x": x})
+
+
+@pytest.mark.parametrize("shape", [(2, 8, 5), (2, 7, 5), (16, 1, 4), (1, 16, 16), (1, 33, 3), (2, 17, 1),
+                                   (1, 16, 3, 3), (2, 8, 2, 2), (2, 20, 1, 4), (1, 32, 4, 1), (1, 40, 4, 4),
+                                   (1, 16, 2, 8), (1, 17, 1, 1), (1, 16, 2, 2, 2), (2, 16, 1, 3, 3), (1, 33, 1, 1, 5)])
+@pytest.mark.parametrize("op", ["ReduceMax", "AdaptiveMaxPool"])
+def test_a_bf16_reducemax_flushes_the_outputs_it_stores_sixteen_at_a_time(op, shape, tmp_path):
+    """A ReduceMax of subnormal maxima (and an AdaptiveMaxPool to one cell, run as one) keeps the outputs it stores
+    one at a time and, where the CPU has avx512_bf16, flushes those it stores 16 planes at a time (schemas
+    cpu_tiers bf16_flushed.reduce_max_gather; stop 61's final run found 28 such cases unexplained). Each plane's
+    maximum is a distinct subnormal; compared with the plugin on this machine, whatever its CPU."""
+    ov = pytest.importorskip("openvino")
+    pytest.importorskip("ml_dtypes")
+    import irpool
+    import openvino.opset1 as o1
+    import openvino.opset8 as o8
+    planes, cells = int(np.prod(shape[:2])), int(np.prod(shape[2:]))
+    bits = np.full((planes, cells), 0x8001, np.uint16)
+    bits[np.arange(planes), np.arange(planes) % cells] = 1 + np.arange(planes) % 120
+    p = o1.parameter(list(shape), ov.Type.bf16, name="x")
+    spatial = np.arange(2, len(shape), dtype=np.int64)
+    node = o1.reduce_max(p, o1.constant(spatial), True) if op == "ReduceMax" else \
+        o8.adaptive_max_pool(p, o1.constant(np.ones(len(shape) - 2, np.int64)))
+    node.set_friendly_name("pool")
+    model = ov.Model([node.output(0)], [p])
+    ov.save_model(model, str(tmp_path / "m.xml"))
+    x = bits.reshape(shape).view(pytest.importorskip("ml_dtypes").bfloat16)
+    got = next(iter(irpool.run(tmp_path / "m.xml", x, layer="pool").values()))
+    assert np.asarray(got).view(np.uint16).ravel().tolist() == _bf16_run(model, x).ravel().tolist()

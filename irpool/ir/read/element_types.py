@@ -40,24 +40,49 @@ class ElementType:
             x = np.clip(x, -_F32_MAX, _F32_MAX)           # NaN stays NaN
         return x if x.dtype.name == self.compute else x.astype(self.compute)
 
-    def from_compute(self, y: np.ndarray, reduce: str | None = None) -> np.ndarray:
+    def from_compute(self, y: np.ndarray, reduce: str | None = None, x_shape=None) -> np.ndarray:
         """Back from the compute type, as the plugin converts on the CPU tier run for (irpool.cpu): bf16
         pooled as f32 below the tiers where it is native is rounded by the plugin's emulation, not to even.
-        `reduce`: a Reduce's bf16 output ("max" or "avg"), saturated where bf16 is native (_bf16_saturated); a
-        ReduceMax's values below bf16's smallest normal one are kept where avx512_bf16 flushes others (measured)."""
+        `reduce`: a Reduce's bf16 output ("max" or "avg"), saturated where bf16 is native (_bf16_saturated); where
+        avx512_bf16 flushes values below bf16's smallest normal one, a ReduceMax of a planar input of `x_shape`
+        flushes only the outputs it stores 16 at a time (reduce_max_gathered; None: none)."""
         dtype = self.dtype()
         if self.name == "bf16" and y.dtype == np.float32:
             tier = cpu.for_run()
             if tier is not None and not tier.native("bf16") and tier.bf16_emulated:
                 return cpu.round_bf16(y).view(dtype)
-            if tier is not None and tier.bf16_flushed and reduce != "max":   # (its conversion takes denormals as 0)
-                y = np.where(np.abs(y) < _F32_TINY, np.copysign(np.float32(0), y), y)
+            if tier is not None and tier.bf16_flushed:      # (its conversion takes denormals as 0)
+                tiny = np.abs(y) < _F32_TINY
+                if reduce == "max":
+                    tiny &= reduce_max_gathered(x_shape).reshape(y.shape) if x_shape else False
+                y = np.where(tiny, np.copysign(np.float32(0), y), y)
             if reduce and (tier is None or tier.native("bf16")):
                 return _bf16_saturated(y, dtype)
         y = y if y.dtype == dtype else y.astype(dtype)   # integers wrap, sign-extending from int32
         if self.saturate:
             np.clip(y, -_F32_MAX, _F32_MAX, out=y)
         return y
+
+
+def reduce_max_gathered(x_shape) -> np.ndarray:
+    """Which outputs (in order: N, C) a ReduceMax over the spatial axes of a planar input of `x_shape` stores 16
+    at a time through the bf16 conversion, and the rest one at a time, truncated (schemas/openvino.json cpu_tiers
+    bf16_flushed.reduce_max_gather: Reduce::reduce_PLN's gather path)."""
+    block = _tiers()["bf16_flushed"]["reduce_max_gather"]["block"]
+    dims = [1, x_shape[0], 1, x_shape[1], x_shape[2]] if len(x_shape) == 3 else \
+        [x_shape[0], x_shape[1], 1, *x_shape[2:]] if len(x_shape) == 4 else list(x_shape)
+    ib, ic, id_, ih, iw = dims
+    reduced_d, reduced_h = len(x_shape) == 5 and id_ > 1, len(x_shape) > 3 and ih > 1
+    reduced_w = iw > 1 or (reduced_h and iw == 1)
+    planes = ic * (1 if reduced_d else id_) * (1 if reduced_h else ih)
+    gathered = np.zeros((ib, planes), bool)
+    if not reduced_d and reduced_w and (ih * iw if reduced_h else iw) < block:
+        gathered[:, : (planes // block) * block] = True
+    return gathered.ravel()
+
+
+def _tiers() -> dict:
+    return load("openvino")["cpu_tiers"]
 
 
 def _bf16_saturated(y: np.ndarray, dtype) -> np.ndarray:

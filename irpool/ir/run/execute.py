@@ -97,7 +97,12 @@ def _bf16_empty(y, et, spec, shape):
     """A bf16 MaxPool that has a window with no input cell, or a dilation, where bf16 is native: every window below
     bf16's lowest (an empty one, whose f32 lowest rounds to -inf, and one of -inf or NaN taps) gives bf16's lowest,
     0xff7f; in another layer -inf stays -inf (measured on AMD EPYC family 25 model 17, with no limit and under
-    AVX512_CORE; stop 61's differential runs and review found irpool's -inf in each)."""
+    AVX512_CORE; stop 61's differential runs and review found irpool's -inf in each). oneDNN (v3.13, the plugin's
+    fork) refuses its JIT kernel there (src/cpu/x64/jit_uni_pooling.hpp:70 "does not support dilations";
+    jit_uni_pool_kernel.cpp:377-380, a pad at least the kernel), and its C++ poolings start a window at
+    numeric_limits<bfloat16_t>::lowest() (ref_pooling.cpp:173-174, nchw_pooling.cpp:378/398, nstl.hpp:245), kept
+    on a strict '>' (ref_pooling.cpp:114); the JIT kernel starts at f32's lowest (jit_uni_pool_kernel.cpp:971),
+    which rounds to -inf. Below the native tiers the layer is f32 (precision_support.cpp:34-38)."""
     tier = cpu.for_run()
     if spec is None or et.name != "bf16" or spec.reduction != "max" or not (tier is None or tier.native("bf16")):
         return y                    # (spec None: negative pads, a cut input: not measured there)
@@ -238,7 +243,7 @@ def _global_pool(reduction: str, et, x, xc, threads, layout: str):
         order = "channels_last" if cl else "planar"
         y = global_reduce(xc.astype(np.float32, copy=False), reduction, order, reduce_lanes(order))
         return et.from_compute(y.astype(xc.dtype, copy=False).reshape(x.shape[:2] + (1,) * (x.ndim - 2)),
-                               reduce=reduction)
+                               reduce=reduction, x_shape=None if cl else x.shape)
     spec = PoolSpec(kernel=x.shape[2:], reduction=reduction, count="exclude_pad", sum_order="any")
     return et.from_compute(pool(xc, spec, threads=threads))
 
