@@ -220,6 +220,7 @@ def against(runtime: str, file: str, program, inputs: dict, ours: dict, *, layer
         if what in answer:
             print(f"{name} {'refuses it' if what == 'refused' else 'crashed'}: {answer[what]}", file=out)
             return 1
+    ours = _undropped(ours, answer.get("dropped"), name, out)
     comparisons = _pair(ours, answer["outputs"], layer is not None or program_kind(file) == "onnx")
     for key, c in comparisons:
         _print_one(key, c, name, out)
@@ -233,6 +234,17 @@ def against(runtime: str, file: str, program, inputs: dict, ours: dict, *, layer
     print(f"documented: {case}" if case else "not one of the documented differences (schemas/against.json): please"
           " report it", file=out)
     return 1
+
+
+def _undropped(ours: dict, dropped, name: str, out) -> dict:
+    """Our outputs but those the runtime's cut left out (against_child._compiled_cut: the model reads none of them,
+    and the plugin refuses the cut that gives them), each said not compared, and why."""
+    if not dropped:
+        return ours
+    for key in list(ours)[dropped["from"]:]:
+        print(f"{key}: not compared: the model reads no edge from this output, and {name} refuses the layer cut with"
+              f" it as an output ({dropped['why']}); the layer is compared without it", file=out)
+    return dict(list(ours.items())[: dropped["from"]])
 
 
 def _as_cut(program, inputs, ours: dict, out) -> dict:

@@ -13,11 +13,12 @@ import sys
 import numpy as np
 
 
-def _openvino_cut(ov, model, cut: dict, x: np.ndarray):
+def _openvino_cut(ov, model, cut: dict, x: np.ndarray, unread: bool = True):
     """`model` cut at one layer (found by its IR name, then type): a new Parameter in place of the layer's data
     input (it feeds whatever read that tensor, so a shape subgraph computed from it, as Model Optimizer 2021.4
     wrote, still folds), the layer's outputs the model's outputs (but an AdaptiveMaxPool's indices that nothing reads:
-    the plugin then runs it as a ReduceMax); its other inputs (shape Consts) kept."""
+    the plugin then runs it as a ReduceMax; with `unread` false, no output past the first that nothing reads); its
+    other inputs (shape Consts) kept."""
     named = [n for n in model.get_ordered_ops() if n.get_friendly_name() == cut["name"]]
     if len(named) > 1:
         named = [n for n in named if n.get_type_name() == cut["type"]]
@@ -25,7 +26,8 @@ def _openvino_cut(ov, model, cut: dict, x: np.ndarray):
         raise LookupError(f"read_model gives {len(named)} operations named {cut['name']!r} of type {cut['type']}"
                           " (OpenVINO keeps a layer's name, not its id): cannot tell which to cut at")
     node = named[0]
-    outputs = [o for i, o in enumerate(node.outputs()) if i == 0 or o.get_target_inputs() or not _to_reduce(node)]
+    outputs = [o for i, o in enumerate(node.outputs())
+               if i == 0 or o.get_target_inputs() or (unread and not _to_reduce(node))]
     source = node.input(0).get_source_output()
     element = source.get_element_type()
     if element.is_dynamic():
@@ -61,22 +63,40 @@ def run_openvino(request: dict, inputs: dict) -> tuple:
     docs/exactness.md) + one inference: [(output name, (array, type name))]."""
     import openvino as ov
     core = ov.Core()
-    model = core.read_model(request["model"], request.get("weights")) if request.get("weights") else \
-        core.read_model(request["model"])
-    cut = request.get("cut")
+    read = lambda: core.read_model(request["model"], request.get("weights")) if request.get("weights") else \
+        core.read_model(request["model"])  # noqa: E731
+    model, cut, extra = read(), request.get("cut"), {}
     if cut is not None:
-        model = _openvino_cut(ov, model, cut, next(iter(inputs.values())))
+        model, compiled, extra = _compiled_cut(ov, core, read, cut, next(iter(inputs.values())))
         names = [[str(i)] for i in range(len(model.outputs))]
     else:
         names = [[r.get_friendly_name(), *r.input(0).get_source_output().get_names()] for r in model.get_results()]
-    compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+        compiled = core.compile_model(model, "CPU", _HINT)
     request_ = compiled.create_infer_request()
     fed = _feed_openvino(model, inputs) if cut is None else {model.get_parameters()[0].output(0): _only(inputs)}
     for port, array in fed.items():
         request_.set_tensor(port, _ov_tensor(ov, array, port.get_element_type()))
     request_.infer()
     outs = [_from_ov(ov, request_.get_output_tensor(i)) for i in range(len(compiled.outputs))]
-    return list(zip(names, outs))
+    return list(zip(names, outs)), extra
+
+
+_HINT = {"INFERENCE_PRECISION_HINT": "f32"}
+
+
+def _compiled_cut(ov, core, read, cut: dict, x) -> tuple:
+    """(cut model, compiled, what the answer adds): the layer with every output it has, or, where the plugin refuses
+    that (a bf16 MaxPool-8's indices where bf16 is native), with those the model reads: the answer's "dropped" says
+    how many outputs were left out, and why."""
+    model = _openvino_cut(ov, read(), cut, x)
+    try:
+        return model, core.compile_model(model, "CPU", _HINT), {}
+    except RuntimeError as e:
+        narrow = _openvino_cut(ov, read(), cut, x, unread=False)
+        if len(narrow.outputs) == len(model.outputs):
+            raise
+        dropped = {"from": len(narrow.outputs), "why": " ".join(str(e).split())[:1000]}
+        return narrow, core.compile_model(narrow, "CPU", _HINT), {"dropped": dropped}
 
 
 def _ov_tensor(ov, array: np.ndarray, element):
@@ -108,7 +128,7 @@ def run_onnxruntime(request: dict, inputs: dict) -> tuple:
     feed = {i.name: inputs.get(i.name, _only(inputs)) for i in session.get_inputs()}
     names = [o.name for o in session.get_outputs()]
     outs = session.run(names, feed)
-    return [([n], (np.asarray(a), np.asarray(a).dtype.name)) for n, a in zip(names, outs)]
+    return [([n], (np.asarray(a), np.asarray(a).dtype.name)) for n, a in zip(names, outs)], {}
 
 
 def _version(runtime: str) -> str:
@@ -139,7 +159,8 @@ def main() -> None:
     answer = {"outputs": [], "version": _version(request["runtime"])}
     try:
         run = run_openvino if request["runtime"] == "openvino" else run_onnxruntime
-        outs = run(request, inputs)
+        outs, extra = run(request, inputs)
+        answer.update(extra)
     except Exception as e:          # noqa: BLE001 (each runtime raises its own types: its refusal is the answer)
         answer["refused"] = " ".join(str(e).split())[:2000]
         outs = []

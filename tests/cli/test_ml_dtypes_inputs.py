@@ -65,3 +65,32 @@ def test_bytes_of_another_width_are_still_refused(bf16_net, tmp_path):
     r = cli("run", bf16_net["xml"], "-i", f"x={tmp_path / 'v4.npy'}")
     assert r.returncode == 2, r.stdout + r.stderr
     assert "v4.npy (-i x): input 'x' has element type |V4, the Parameter declares bf16" in r.stderr
+
+
+def test_a_layer_whose_unread_indices_the_plugin_refuses_is_compared_without_them(tmp_path):
+    """run --layer of a bf16 MaxPool-8 whose indices the net does not read: where the plugin refuses the layer
+    cut with its indices as an output (bf16 native: its reference has no bf16), --against compares the values and
+    says why the indices are not; elsewhere it compares both. Which one is OpenVINO's on this machine."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    ov = pytest.importorskip("openvino")
+    import openvino.opset8 as o8
+    p = o8.parameter([1, 3, 4, 4], ov.Type.bf16, name="x")
+    mp = o8.max_pool(p, [1, 1], [1, 1], [0, 0], [0, 0], [2, 2], "floor", "explicit", "i32")
+    mp.set_friendly_name("pool")
+    ov.save_model(ov.Model([mp.output(0)], [p]), str(tmp_path / "m.xml"))
+    both = ov.Model([mp.output(0), mp.output(1)], [p])
+    try:
+        ov.Core().compile_model(both, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+        refused = False
+    except RuntimeError:
+        refused = True
+    np.save(tmp_path / "x.npy", np.arange(48, dtype=np.float32).reshape(1, 3, 4, 4).astype(ml_dtypes.bfloat16))
+    r = cli("run", tmp_path / "m.xml", "--layer", "pool", "-i", f"0={tmp_path / 'x.npy'}", "--against", "openvino")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "irpool and OpenVINO agree bit for bit" in r.stdout
+    said = [line for line in r.stdout.splitlines() if line.startswith("2: ") and not line.startswith("2: int32 [")]
+    if refused:
+        assert len(said) == 1 and said[0].startswith("2: not compared: the model reads no edge from this output,"
+                                                      " and OpenVINO refuses the layer cut with it as an output ("), said
+    else:
+        assert said == ["2: equal (27 elements)"], r.stdout
