@@ -63,8 +63,10 @@ def run_openvino(request: dict, inputs: dict) -> tuple:
     docs/exactness.md) + one inference: [(output name, (array, type name))]."""
     import openvino as ov
     core = ov.Core()
-    read = lambda: core.read_model(request["model"], request.get("weights")) if request.get("weights") else \
-        core.read_model(request["model"])  # noqa: E731
+
+    def read():
+        weights = request.get("weights")
+        return core.read_model(request["model"], weights) if weights else core.read_model(request["model"])
     model, cut, extra = read(), request.get("cut"), {}
     if cut is not None:
         model, compiled, extra = _compiled_cut(ov, core, read, cut, next(iter(inputs.values())))

@@ -168,8 +168,8 @@ def _run(args) -> int:
         print(f"wrote {written}")
     if args.against:
         from .against import against
-        return against(args.against, args.file, program, inputs.typed(program), outputs, layer=args.layer, bin=args.bin,
-                       cpu=_cpu(args))
+        return against(args.against, args.file, program, inputs.typed(program), outputs, layer=args.layer,
+                       bin=args.bin, cpu=_cpu(args))
     return 0
 
 

@@ -68,7 +68,7 @@ def reduce_max_gathered(x_shape) -> np.ndarray:
     """Which outputs (in order: N, C) a ReduceMax over the spatial axes of a planar input of `x_shape` stores 16
     at a time through the bf16 conversion, and the rest one at a time, truncated (schemas/openvino.json cpu_tiers
     bf16_flushed.reduce_max_gather: Reduce::reduce_PLN's gather path)."""
-    block = _tiers()["bf16_flushed"]["reduce_max_gather"]["block"]
+    block = load("openvino")["cpu_tiers"]["bf16_flushed"]["reduce_max_gather"]["block"]
     dims = [1, x_shape[0], 1, x_shape[1], x_shape[2]] if len(x_shape) == 3 else \
         [x_shape[0], x_shape[1], 1, *x_shape[2:]] if len(x_shape) == 4 else list(x_shape)
     ib, ic, id_, ih, iw = dims
@@ -79,10 +79,6 @@ def reduce_max_gathered(x_shape) -> np.ndarray:
     if not reduced_d and reduced_w and (ih * iw if reduced_h else iw) < block:
         gathered[:, : (planes // block) * block] = True
     return gathered.ravel()
-
-
-def _tiers() -> dict:
-    return load("openvino")["cpu_tiers"]
 
 
 def _bf16_saturated(y: np.ndarray, dtype) -> np.ndarray:
