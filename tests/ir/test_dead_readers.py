@@ -117,3 +117,38 @@ def test_an_ir_v10_extra_output_read_only_by_a_dead_layer(tmp_path):
         report = irpool.check(str(path))
         codes = [f.code for f in report.findings]
         assert codes == (["unbuilt"] if reads else ["bad-structure"]), report.findings
+
+
+def _compiles(path) -> bool:
+    """Whether compile_model (default configuration) succeeds, in a process of its own: one of these crashes it."""
+    import subprocess
+    import sys
+    code = f"import openvino as ov; ov.Core().compile_model({str(path)!r}, 'CPU')"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120).returncode == 0
+
+
+@pytest.mark.parametrize("case", ["ceil_torch", "negative pads"])
+def test_a_verdict_held_unless_an_output_is_used_stands_where_only_a_dead_layer_reads_it(tmp_path, case):
+    """OpenVINO crashes compiling a MaxPool-14 ceil_torch without dilations, and refuses one with a negative
+    pads_begin, unless its indices are used; indices read only by a layer no Result depends on are not used, so
+    the verdict stands there (check was quiet), and goes where a Result reads them: against OpenVINO here."""
+    import openvino.opset14 as o14
+    p = o14.parameter([1, 3, 5, 5], ov.Type.f32, name="x")
+    pool = o14.max_pool(p, [2, 2], [1, 1], [0, 0], [0, 0], [2, 2], "ceil_torch", "explicit", "i32")
+    pool.set_friendly_name("pool")
+    ov.save_model(ov.Model([pool.output(0)], [p]), str(tmp_path / "m.xml"))
+    text = (tmp_path / "m.xml").read_text()
+    text = text.replace(' dilations="1, 1"', "") if case == "ceil_torch" else \
+        text.replace('pads_begin="0, 0" pads_end="0, 0"', 'pads_begin="-1, 0" pads_end="1, 0"').replace(
+            'rounding_type="ceil_torch"',
+                                                                       'rounding_type="floor"')
+    pid = re.search(r'<layer id="(\d+)" name="pool"', text).group(1)
+    dims = [int(d) for d in re.findall(r"<dim>(\d+)</dim>", text.split('name="pool"')[1].split("</layer>")[0])[-4:]]
+    for kind, add in (("dead", _dead), ("live", _live), ("unread", lambda t, *a: t)):
+        path = tmp_path / f"{kind}.xml"
+        path.write_text(add(text, pid, 2, dims, "I32"))
+        report = irpool.check(str(path))
+        held = [f for f in report.findings if f.severity == "error" and f.layer_id == pid and f.code == "bad-attribute"]
+        assert bool(held) is not _compiles(path), (kind, report.findings)
+        if kind == "dead":
+            assert "only layer 99 reads it, which OpenVINO's reader never builds" in held[0].message

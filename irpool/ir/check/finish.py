@@ -108,8 +108,8 @@ class Finish:
         unless used, pools kept in a type where nothing runs them as f32, Converts fused into a pool."""
         self.say(self.types.finish(), build_time=True)
         held = self.held
-        self.take(Found(code, message, line, layer, True)
-                  for code, message, line, layer in held.unless_used.values() if layer.id not in held.f32_chain)
+        self.take(Found(code, message, line, layer, True) for port, (code, message, line, layer)
+                  in held.unless_used.items() if port not in held.unless_read and layer.id not in held.f32_chain)
         if self.held.f32_chain and self.doc.ir_version != "10":     # (in IR v10 every output the reader builds
             self.take(graph_verdicts.f32_chain(self.held, self.seen, self.graph))   # reaches a Result, which its
             #                                                       reading converts to f32: measured under
@@ -125,7 +125,10 @@ class Finish:
         found, built = self.graph.problems(len(seen), seen.id,
                                            lambda r: [pid for pid, _ in self.sigs.at(seen.value[r]).inputs],
                                            ask=bool(self.pending.loose or late or self.kept.weightless
-                                                    or self.held.readers))
+                                                    or self.held.readers or self.held.unless_read))
+        if self.held.unless_read:
+            self.take(graph_verdicts.read_by_unbuilt(self.held, seen, built))
+            late = [k for k in self.build_time if findings[k].severity == "error" and findings[k].code not in _DECLARED]
         self.amend(graph_verdicts.unbuilt(findings, late, built, seen))
         self.amend(graph_verdicts.unbuilt_readers(findings, self.held.readers, built, seen))
         self.take(graph_verdicts.weightless(self.kept, self.seen, built))

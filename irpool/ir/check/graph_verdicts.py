@@ -111,6 +111,20 @@ def unbuilt_readers(findings, readers, built, seen) -> list:
     return out
 
 
+def read_by_unbuilt(held, seen, built) -> list:
+    """The verdicts held unless an output is used (held.unless_read) whose every reader is a layer its reader never
+    builds: read_model drops those layers with their edges, so the output is not used (measured:
+    tests/ir/test_dead_readers.py)."""
+    found = []
+    for port, readers in held.unless_read.items():
+        code, message, line, layer = held.unless_used[port]
+        rows = [seen.row(key(tl)) for tl in readers]
+        if layer.id not in held.f32_chain and not any(row is None or built[row] for row in rows):
+            found.append(Found(code, f"{message} (only layer {', '.join(readers)} reads it, which OpenVINO's reader"
+                               " never builds: no Result depends on it)", line, layer, True))
+    return found
+
+
 def refusals(found, seen, sigs) -> list:
     """What read_model refuses in the graph (graph/built.py problems: (row, message, line))."""
     return [Found("bad-graph", message, line, {"id": seen.id(row), "name": seen.name(row),

@@ -12,6 +12,7 @@ class Held:
 
     def __init__(self):
         self.unless_used = {}   # (layer id, port id) -> (code, message, line, layer): refused unless it is used
+        self.unless_read = {}   # such a port -> ids of the layers whose edges read it (finish: are they built?)
         self.f32_chain = {}     # layer id -> (code, message, line, layer): refused unless it feeds a layer run as f32
         self.index_ports = {}   # (layer id, port id) -> (code, why) OpenVINO refuses the layer if this output is used
         self.reference_ports = set()    # indices ports that make the plugin run the layer as a reference
@@ -20,9 +21,12 @@ class Held:
         self.converts = array("i")   # rows of Converts to another type than bf16 (graph_verdicts.f32_chain)
         self.readers = []       # (finding index, consumer id) of verdicts said at an edge that uses an output
 
-    def unless(self, port, verdict) -> None:
-        """`verdict` (code, message, line, layer): said in finish unless an edge reads output `port`."""
+    def unless(self, port, verdict, readers=()) -> None:
+        """`verdict` (code, message, line, layer): said in finish unless an edge reads output `port` into a layer
+        OpenVINO's reader builds (`readers`: the ids of those that read it already)."""
         self.unless_used[port] = verdict
+        if readers:
+            self.unless_read[port] = list(readers)
         self.index_ports.setdefault(port, None)
 
     def if_used(self, port, why, keep=False) -> None:
@@ -43,7 +47,8 @@ class Held:
     def edge_read(self, fl, fp, tl=None):
         """An edge reads output `fp` of layer `fl` into layer `tl`: what is refused where it is used (code, why), or
         None."""
-        self.unless_used.pop((fl, fp), None)
+        if (fl, fp) in self.unless_used:
+            self.unless_read.setdefault((fl, fp), []).append(tl)
         if (fl, fp) in self.reference_ports:
             self.references.setdefault(fl, set()).add(tl)
         return self.index_ports.get((fl, fp))

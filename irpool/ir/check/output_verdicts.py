@@ -78,15 +78,14 @@ def hold_unless_used(layer, pl, x_dims, pending, held) -> None:
     is used, and one with negative pads is refused (negpads.py): held, said in finish if no edge reads it (a
     layer that waited for its edges: none has read it, or this is not held)."""
     port = (layer.id, layer.outputs[1].id if len(layer.outputs) > 1 else None)
-    if port in pending.read_from_waiting:
-        return
+    readers = [tl for tl, _, _ in pending.read_from_waiting.get(port, ())]
     why = negpads.compile_refusal(pl, x_dims) if pl.outputs == 2 else None
     if why:
-        held.unless(port, ("bad-attribute", f"{pl.op}: {why}", layer.data_line, layer))
+        held.unless(port, ("bad-attribute", f"{pl.op}: {why}", layer.data_line, layer), readers)
     if pl.crashes_unless_indices_used:
         held.unless(port, ("bad-attribute", f"{pl.op} with rounding_type ceil_torch and no dilations: OpenVINO"
                            " 2026.4.1 reads it, and crashes compiling it (a segmentation fault) when its indices"
-                           " output is not used", layer.data_line, layer))
+                           " output is not used", layer.data_line, layer), readers)
 
 
 def watch_indices(layer, pending, held) -> None:
