@@ -326,16 +326,19 @@ def findings(j: NodeJudged) -> list:
                          " shape\")"))
     out += [f for k, (name, declared) in enumerate(n.outputs) if k < 2 and name
             for f in _declared(j, k, name, declared)]
+    out += [f for k, name, declared in n.again if k < 2 for f in _declared(j, k, name, declared, again=True)]
     out.extend(divergences(j))
     out += [_finding(n, "empty-window", m) for m in empty_windows(j)]
     return out
 
 
-def _declared(j: NodeJudged, k: int, name: str, declared: Value | None) -> list:
+def _declared(j: NodeJudged, k: int, name: str, declared: Value | None, again: bool = False) -> list:
     """shape-mismatch where the declared shape of output k (Y, Indices) differs from the kernel's; bad-graph where
-    its declared element type is not the op's (onnxruntime refuses the model: crash hunt 3 found it ok)."""
+    its declared element type is not the op's (onnxruntime refuses the model: crash hunt 3 found it ok). `again`:
+    a later declaration of its name (onnxruntime reads the first, onnx's checker the last: both are judged)."""
     want_type = "int64" if k else j.x_type
-    if declared is not None and declared.elem_type and want_type and type_name(declared.elem_type) != want_type:
+    if declared is not None and declared.elem_type and want_type and type_name(declared.elem_type) != want_type \
+            and not again:                              # (a later entry's type: onnxruntime runs it, measured)
         return [_finding(j.node, "bad-graph", f"output {name!r} ({'Indices' if k else 'Y'}) declares"
                          f" {type_name(declared.elem_type)}; {j.op} gives {want_type}: onnxruntime refuses the model"
                          " (\"Type Error: Type ... does not match expected type\")")]
@@ -344,7 +347,7 @@ def _declared(j: NodeJudged, k: int, name: str, declared: Value | None) -> list:
     want = j.out
     if k == 1 and j.spec is not None and j.node.domain == NHWC:      # Indices keep the NCHW shape
         want = (want[0], want[-1]) + want[1:-1]
-    what = f"output {name!r} ({'Indices' if k else 'Y'})"
+    what = f"output {name!r} ({'Indices' if k else 'Y'})" + (", declared again later in the graph" if again else "")
     if len(declared.shape) != len(want):
         return [_finding(j.node, "shape-mismatch", f"{what} declares rank {len(declared.shape)}; {j.op} gives rank"
                          f" {len(want)} ({shape_text(want)})")]
@@ -360,7 +363,7 @@ def _declared(j: NodeJudged, k: int, name: str, declared: Value | None) -> list:
         parts.append(f"{how}, declared {declared.shape[i]}")
     origin = "" if j.node.x.origin == "declared" else f" (input {shape_text(j.x_shape)}, {j.node.x.origin})"
     fix = None
-    if declared.where is not None and declared.where[0] is not None:
+    if declared.where is not None and declared.where[0] is not None and not again:
         fix = dict(graph=[list(t) for t in declared.where[0]], name=name, dims=[[i, w] for i, w in wrong])
     return [_finding(j.node, "shape-mismatch", f"{what}{origin}: " + "; ".join(parts), fix)]
 

@@ -212,6 +212,7 @@ class PoolNode:
     branch_output: bool = False  # its Y is an output of an If branch (onnxruntime allocates it as inferred)
     axes: tuple | None = None    # a ReduceMean/ReduceMax: its axes as written (a global pool if they are the spatial ones)
     owner: object = None         # the GraphProto it sits in (None inside a function)
+    again: list = field(default_factory=list)    # [(k, name, Value)]: output k's name declared once more
 
     @property
     def name(self) -> str:
@@ -285,14 +286,17 @@ def _graph(g, path, where, opsets, outer: dict, shapes: dict):
         if vi.name in shapes:
             v = Value(tuple(shapes[vi.name]), v.elem_type, "--shape")
         scope[vi.name] = v
-    declared = {}
+    declared, again = {}, {}                # (again: a name declared twice; onnx's checker reads the last)
     for vi in list(g.value_info) + list(g.output):
-        declared.setdefault(vi.name, _value(vi, path))
+        if vi.name in declared:
+            again.setdefault(vi.name, []).append(_value(vi, path))
+        else:
+            declared[vi.name] = _value(vi, path)
     scope.update(declared)
     branch = {vi.name for vi in g.output} if where and where.endswith(("then_branch", "else_branch")) else ()
     axes = _small_ints(g)
     for i, node in enumerate(g.node):
-        for p in _node(node, i, path, where, opsets, scope, shapes, branch, axes):
+        for p in _node(node, i, path, where, opsets, scope, shapes, branch, axes, again):
             if p.owner is None:             # (a body's pools have their body)
                 p.owner = g
             yield p
@@ -327,14 +331,15 @@ def reduction_axes(node, opset, axes_values: dict) -> tuple | None:
     return tuple(written[0]) if written and written[0] else None
 
 
-def _node(node, i, path, where, opsets, scope, shapes, branch=(), axes_values=None):
+def _node(node, i, path, where, opsets, scope, shapes, branch=(), axes_values=None, again=None):
     domain = "" if node.domain in _DEFAULT_DOMAINS else node.domain
     axes = reduction_axes(node, opsets.get(""), axes_values or {})
     if (node.op_type in OPS and domain in ("", NHWC)) or axes is not None:
         x = scope.get(node.input[0]) if node.input and node.input[0] else None
         outs = [(name, scope.get(name)) for name in node.output]
         yield PoolNode(node, i, path, where, opsets.get(domain), domain, x, outs,
-                       bool(node.output) and node.output[0] in branch, axes)
+                       bool(node.output) and node.output[0] in branch, axes,
+                       again=[(k, name, v) for k, name in enumerate(node.output) for v in (again or {}).get(name, ())])
     label = node.name or (node.output[0] if node.output else f"#{i}")
     for a, attr in enumerate(node.attribute):
         subs = [attr.g] if attr.HasField("g") else list(attr.graphs)
