@@ -33,13 +33,14 @@ class Known(NamedTuple):
 
 def _signature(key) -> Signature:
     layer_type, outs, ins = key
+    out_dims = dict(reversed(outs))        # (an output port id written twice: its first, as OpenVINO reads it)
     if len(ins) == 1:
-        return Signature(layer_type, outs, ins, dict(outs), dict(ins), {ins[0][0]: 0})
+        return Signature(layer_type, outs, ins, out_dims, dict(ins), {ins[0][0]: 0})
     positions = {}
     for i, (pid, _) in enumerate(ins):
         if pid not in positions:                # (a port written twice: its first)
             positions[pid] = i
-    return Signature(layer_type, outs, ins, dict(outs), dict(ins), positions)
+    return Signature(layer_type, outs, ins, out_dims, dict(ins), positions)
 
 
 class Signatures:

@@ -3,7 +3,7 @@ a layer irpool does not model (light_ports), and what makes two layers alike (co
 streaming Document (document.py) because check and run read elements one at a time, without a Document."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lxml import etree
 
@@ -102,11 +102,28 @@ def read_layer(el, problems) -> Layer:
                     odd = True
                     continue
                 ports.append(_port(p, problems, el, notes))
-            sections[tag] = ports
+            sections[tag] = _first_of_an_id(ports, notes) if tag == "output" else ports
     if odd:
         validate(el, problems)
     return Layer(ids.key(el.get("id")), el.get("name"), op_type(el), el.get("version"), line_of(el), data, data_line,
                  sections.get("input", []), sections.get("output", []), notes)
+
+
+def _first_of_an_id(ports: list, notes: list) -> list:
+    """Output ports as OpenVINO's reader takes them: an edge from port id P reads the first output port of that
+    id, and none reads a later one (measured, 2026.4.1, IR v10 and v11: a MaxPool-8 whose indices port repeats
+    its values port's id reads, compiles and runs, the edge giving the values), so a later one keeps its place
+    but takes an id no edge names."""
+    seen, out = set(), []
+    for p in ports:
+        if p.id in seen:
+            n = sum(q.id == p.id for q in ports)
+            notes.append((p.line, f"output port id {p.id} appears {n} times: OpenVINO's reader takes an edge from port"
+                                  f" {p.id} for the first of them, and no edge reads the others"))
+            p = replace(p, id=f"{p.id} (again, line {p.line})")
+        seen.add(p.id)
+        out.append(p)
+    return out
 
 
 def content_key(el) -> tuple:
