@@ -14,8 +14,7 @@ from ...opdefs import load
 from ..read.dims import DYNAMIC, text
 from .pools import parse_attr, op_name
 from ..read.layer_edge import Layer
-
-FAMILY_TYPES = ("AdaptiveAvgPool", "AdaptiveMaxPool", "ReduceMean", "ReduceMax")
+from ..read.op_names import FAMILY_TYPES
 
 
 @dataclass

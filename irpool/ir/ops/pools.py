@@ -15,8 +15,7 @@ from . import negpads
 from ..read.dims import plain_int
 from ..read.element_types import element_type
 from ..read.layer_edge import Layer
-
-POOL_TYPES = ("MaxPool", "AvgPool")
+from ..read.op_names import POOL_TYPES
 # An integer as OpenVINO's IR reader takes it (C++ stream extraction): leading spaces, an optional minus (no
 # plus), digits; whatever follows the digits is ignored ("2.0" is 2, "0x2" is 0).
 _INT_PREFIX = re.compile(r"\s*(-?\d+)", re.ASCII)     # (re.ASCII: "٢" and U+00A0 are refused, measured)

@@ -10,6 +10,7 @@ from lxml import etree
 from . import ids
 from .dims import DYNAMIC, port_dim, text
 from .element_types import spellings
+from .op_names import FAMILY_TYPES, POOL_TYPES
 from .structure import line_of, validate
 
 REQUIRED = ("id", "name", "type", "version")       # on every layer of a net, or read_model refuses the file
@@ -102,7 +103,8 @@ def read_layer(el, problems) -> Layer:
                     odd = True
                     continue
                 ports.append(_port(p, problems, el, notes))
-            sections[tag] = _first_of_an_id(ports, notes) if tag == "output" else ports
+            counted = tag == "output" and op_type(el) in POOL_TYPES + FAMILY_TYPES     # (their extra ports: check)
+            sections[tag] = _first_of_an_id(ports, notes) if counted else ports
     if odd:
         validate(el, problems)
     return Layer(ids.key(el.get("id")), el.get("name"), op_type(el), el.get("version"), line_of(el), data, data_line,
@@ -110,10 +112,11 @@ def read_layer(el, problems) -> Layer:
 
 
 def _first_of_an_id(ports: list, notes: list) -> list:
-    """Output ports as OpenVINO's reader takes them: an edge from port id P reads the first output port of that
-    id, and none reads a later one (measured, 2026.4.1, IR v10 and v11: a MaxPool-8 whose indices port repeats
-    its values port's id reads, compiles and runs, the edge giving the values), so a later one keeps its place
-    but takes an id no edge names."""
+    """A pooling layer's output ports as OpenVINO's reader takes them: an edge from port id P reads the first output
+    port of that id, and none reads a later one (measured, 2026.4.1, IR v10 and v11: a MaxPool-8 whose indices port
+    repeats its values port's id reads, compiles and runs, the edge giving the values), so a later one keeps its
+    place but takes an id no edge names. (Another op's: a duplicate-id, as check knows no op's output count; one
+    port past the count is refused, as read_model refuses it: "node index is out of range".)"""
     seen, out = set(), []
     for p in ports:
         if p.id in seen:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+POOL_TYPES = ("MaxPool", "AvgPool")
+FAMILY_TYPES = ("AdaptiveAvgPool", "AdaptiveMaxPool", "ReduceMean", "ReduceMax")     # (ops/family.py)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]*", re.ASCII)     # what an op's or opset's name is made of
 
 
