@@ -120,8 +120,8 @@ def read_by_unbuilt(held, seen, built) -> list:
         code, message, line, layer = held.unless_used[port]
         rows = [seen.row(key(tl)) for tl in readers]
         if layer.id not in held.f32_chain and not any(row is None or built[row] for row in rows):
-            found.append(Found(code, f"{message} (only layer {', '.join(readers)} reads it, which OpenVINO's reader"
-                               " never builds: no Result depends on it)", line, layer, True))
+            found.append(Found(code, f"{message} (only layer {', '.join(dict.fromkeys(readers))} reads it, which"
+                               " OpenVINO's reader never builds: no Result depends on it)", line, layer, True))
     return found
 
 

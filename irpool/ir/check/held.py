@@ -44,7 +44,7 @@ class Held:
         """A pool kept in a type the tier has no kernel for: refused unless it feeds a layer run as f32."""
         self.f32_chain[lid] = verdict
 
-    def edge_read(self, fl, fp, tl=None):
+    def edge_read(self, fl, fp, tl):
         """An edge reads output `fp` of layer `fl` into layer `tl`: what is refused where it is used (code, why), or
         None."""
         if (fl, fp) in self.unless_used:
