@@ -29,17 +29,21 @@ def _runs(path, x) -> np.ndarray | None:
     return np.load(str(path) + ".y.npy") if done.returncode == 0 else None
 
 
+def _saved(tmp_path, node, p) -> tuple:
+    """`node` (named "pool") in a model written by save_model: (the file's text, the pool's id, its <layer> text)."""
+    node.set_friendly_name("pool")
+    ov.save_model(ov.Model([node.output(0)], [p]), str(tmp_path / "m.xml"))
+    text = (tmp_path / "m.xml").read_text()
+    layer = text[text.index('name="pool"'):]
+    return text, re.search(r'<layer id="(\d+)" name="pool"', text).group(1), layer[:layer.index("</layer>")]
+
+
 def _maxpool8(tmp_path, et, ids):
     """A MaxPool-8 whose values a Result reads, its output ports renumbered `ids` (the edge follows the first)."""
     import openvino.opset8 as o8
     p = o8.parameter([1, 3, 4, 4], et, name="x")
-    mp = o8.max_pool(p, [1, 1], [1, 1], [0, 0], [0, 0], [2, 2], "floor", "explicit", "i32")
-    mp.set_friendly_name("pool")
-    ov.save_model(ov.Model([mp.output(0)], [p]), str(tmp_path / "m.xml"))
-    text = (tmp_path / "m.xml").read_text()
-    pid = re.search(r'<layer id="(\d+)" name="pool"', text).group(1)
-    layer = text[text.index('name="pool"'):]
-    layer = layer[:layer.index("</layer>")]
+    text, pid, layer = _saved(tmp_path, o8.max_pool(p, [1, 1], [1, 1], [0, 0], [0, 0], [2, 2], "floor", "explicit",
+                                                    "i32"), p)
     edited = layer.replace('<port id="1"', '<port id="A"').replace('<port id="2"', f'<port id="{ids[1]}"')
     edited = edited.replace('<port id="A"', f'<port id="{ids[0]}"')
     text = text.replace(layer, edited).replace(f'from-layer="{pid}" from-port="1"',
@@ -76,13 +80,7 @@ def test_a_bf16_maxpool8_whose_indices_port_repeats_an_id_is_judged_as_unread(tm
 def test_input_port_ids_written_twice_are_refused(tmp_path):
     import openvino.opset8 as o8
     p = o8.parameter([1, 3, 4, 4], ov.Type.f32, name="x")
-    ap = o8.adaptive_avg_pool(p, o8.constant(np.array([2, 2], np.int64)))
-    ap.set_friendly_name("pool")
-    ov.save_model(ov.Model([ap.output(0)], [p]), str(tmp_path / "m.xml"))
-    text = (tmp_path / "m.xml").read_text()
-    pid = re.search(r'<layer id="(\d+)" name="pool"', text).group(1)
-    layer = text[text.index('name="pool"'):]
-    layer = layer[:layer.index("</layer>")]
+    text, pid, layer = _saved(tmp_path, o8.adaptive_avg_pool(p, o8.constant(np.array([2, 2], np.int64))), p)
     text = text.replace(layer, layer.replace('<port id="1" precision="I64"', '<port id="0" precision="I64"'))
     path = tmp_path / "ins.xml"
     path.write_text(text.replace(f'to-layer="{pid}" to-port="1"', f'to-layer="{pid}" to-port="0"'))
