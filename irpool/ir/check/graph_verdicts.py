@@ -43,8 +43,7 @@ def f32_chain(held, seen, graph) -> list:
     another type than bf16: then the plugin runs the chain in f32. (IR v10's are not refused: Finish.held_verdicts.)"""
     live = graph.feeds(list(graph.roots), len(seen))    # (read_model drops a reader no Result depends on)
     roots = [seen.row(lid) for lid, readers in held.references.items()
-             if any(seen.row(key(tl)) is None or live[seen.row(key(tl))] for tl in readers)] + \
-        [row for row in held.converts if live[row]]
+             if any(_kept(seen, live, tl) for tl in readers)] + [row for row in held.converts if live[row]]
     reach = graph.feeds(roots, len(seen))
     found = []
     for lid, (code, message, line, layer) in held.f32_chain.items():
@@ -101,9 +100,9 @@ def unbuilt_readers(findings, readers, built, seen) -> list:
     (measured: tests/ir/test_dead_readers.py). Where the layer itself is not built, unbuilt() said so already."""
     out = []
     for k, reader in readers:
-        f, row = findings[k], seen.row(key(reader))
+        f = findings[k]
         own = seen.row(key(f.layer_id)) if f.layer_id is not None else None
-        if f.code == "unbuilt" or row is None or built[row] or own is None or not built[own]:
+        if f.code == "unbuilt" or _kept(seen, built, reader) or own is None or not built[own]:
             continue
         out.append((k, replace(f, code="unbuilt", severity=severity("unbuilt"), fix=None,
                                message=f"{f.message}; but OpenVINO's reader never builds layer {reader} (no Result"
@@ -118,11 +117,17 @@ def read_by_unbuilt(held, seen, built) -> list:
     found = []
     for port, readers in held.unless_read.items():
         code, message, line, layer = held.unless_used[port]
-        rows = [seen.row(key(tl)) for tl in readers]
-        if layer.id not in held.f32_chain and not any(row is None or built[row] for row in rows):
+        if layer.id not in held.f32_chain and not any(_kept(seen, built, tl) for tl in readers):
             found.append(Found(code, f"{message} (only layer {', '.join(dict.fromkeys(readers))} reads it, which"
                                " OpenVINO's reader never builds: no Result depends on it)", line, layer, True))
     return found
+
+
+def _kept(seen, built, lid) -> bool:
+    """Whether read_model keeps layer `lid` (`built`: a byte a row), so that an edge into it uses what it reads; a
+    layer not read at all counts as kept (its edge is judged as a loose one)."""
+    row = seen.row(key(lid))
+    return row is None or bool(built[row])
 
 
 def refusals(found, seen, sigs) -> list:
